@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# run_all.sh: the whole jlbench experiment with one command.
+#
+# Usage: ./run_all.sh [options]
+#   deps -> kernels -> image -> runs -> analysis -> plots -> REPORT.md
+#
+# Options (passed through to the stages):
+#   --profile quick|seed   run length profile of bench/run (default: quick)
+#   --boots N              runs per kernel (default: the profile's)
+#   --variants LIST        comma-separated variants (default: all in kernel-variants/variants/)
+#   --seconds S            tbench seconds per run (default: the profile's)
+#   --clients N            tbench clients (default: 20, as in 2011)
+#   --accel MODE           auto|kvm|tcg|icount (default: auto)
+#   --config full|smoke    kernel base config (default: full)
+#   --jobs N               make -j for kernel builds (default: nproc)
+#   --seed N               seed of the run order and perturbations
+#   --resume DIR           finish an interrupted results dir, then analyse it
+#   --dry-run              print what each stage would run, run nothing
+#   -h, --help             this text
+#
+# Exit codes: 0 done; 1 a stage failed (it is named); 2 usage error.
+set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+JLBENCH_STAGE=run_all
+
+usage() {
+	usage_header
+}
+
+config=full
+jobs=$(nproc)
+variants=""
+bench_args=()
+resume=""
+dry_run=0
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	-h | --help)
+		usage
+		exit 0
+		;;
+	--profile | --boots | --seconds | --clients | --accel | --seed)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		bench_args+=("$1" "$2")
+		shift 2
+		;;
+	--variants)
+		[[ $# -ge 2 ]] || usage_error "--variants needs a value"
+		variants=$2
+		shift 2
+		;;
+	--config)
+		[[ $# -ge 2 ]] || usage_error "--config needs a value"
+		config=$2
+		shift 2
+		;;
+	--jobs)
+		[[ $# -ge 2 ]] || usage_error "--jobs needs a value"
+		jobs=$2
+		shift 2
+		;;
+	--resume)
+		[[ $# -ge 2 ]] || usage_error "--resume needs a results dir"
+		resume=$2
+		shift 2
+		;;
+	--dry-run)
+		dry_run=1
+		shift
+		;;
+	*)
+		usage_error "unknown option '$1'"
+		;;
+	esac
+done
+
+variant_args=()
+if [[ -n "$variants" ]]; then
+	IFS=, read -r -a vlist <<<"$variants"
+	for v in "${vlist[@]}"; do
+		variant_args+=(--variant "$v")
+	done
+	bench_args+=(--variants "$variants")
+fi
+dry_args=()
+[[ $dry_run == 1 ]] && dry_args=(--dry-run)
+
+# stage NAME CMD...: run one stage with a banner and its elapsed time; on
+# failure name the stage and exit 1.
+stage() {
+	local name=$1 t0=$SECONDS
+	shift
+	log "==== stage $name: $*"
+	if ! "$@"; then
+		die "stage '$name' failed after $(elapsed "$t0") (see its messages above)"
+	fi
+	log "==== stage $name done in $(elapsed "$t0")"
+}
+
+# need_stage PATH: fail clearly when a stage's entry command does not exist yet.
+need_stage() {
+	[[ -x "$JLBENCH_ROOT/$1" ]] || die "stage command $1 is missing: this checkout does not implement that stage yet"
+}
+
+for s in kernel-variants/build guest-image/build bench/run analysis/analyze plots/draw analysis/report; do
+	need_stage "$s"
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+builds=$work/builds.tsv
+
+stage deps "$JLBENCH_ROOT/lib/deps"
+stage kernels "$JLBENCH_ROOT/kernel-variants/build" --config "$config" --jobs "$jobs" \
+	--out "$builds" "${variant_args[@]}" "${dry_args[@]}"
+stage image "$JLBENCH_ROOT/guest-image/build" --builds "$builds" \
+	--out "$work/image.path" "${dry_args[@]}"
+if [[ $dry_run == 1 ]]; then
+	log "dry run: would now run bench/run, analysis/analyze, plots/draw and analysis/report"
+	exit 0
+fi
+initramfs=$(cat "$work/image.path")
+if [[ -n "$resume" ]]; then
+	stage runs "$JLBENCH_ROOT/bench/run" --resume "$resume" --builds "$builds" \
+		--initramfs "$initramfs" --out "$work/results.path"
+else
+	stage runs "$JLBENCH_ROOT/bench/run" --builds "$builds" --initramfs "$initramfs" \
+		--out "$work/results.path" "${bench_args[@]}"
+fi
+results=$(cat "$work/results.path")
+stage analysis "$JLBENCH_ROOT/analysis/analyze" "$results"
+stage plots "$JLBENCH_ROOT/plots/draw" "$results"
+stage report "$JLBENCH_ROOT/analysis/report" "$results" --out "$JLBENCH_ROOT/REPORT.md"
+log "done in $(elapsed): REPORT.md from $results"
