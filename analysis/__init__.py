@@ -1,0 +1,7 @@
+"""jlbench analysis: statistics, tables, REPORT.md and history of results dirs.
+
+Entry commands (in this folder): analyze, report, compare. Modules:
+stats (pure statistical functions), load (reads a results dir),
+summarize (per-variant statistics and comparisons -> summary.csv, stats.json),
+history (results/history.csv), render (REPORT.md), reference (2011 figures).
+"""

@@ -1,0 +1,202 @@
+"""REPORT.md sections about the run itself: kernels, selftest, drift,
+host and protocol, confounds, method. Values come from the results dir."""
+from analysis import fmt as F
+from analysis import reference
+
+MODE_WHAT = {
+    "icount": "QEMU TCG with `-icount`, where throughput is measured in "
+              "guest time and every instruction costs the same: a "
+              "deterministic model of instruction-path length, not hardware "
+              "throughput",
+    "tcg": "QEMU TCG (emulation) timed by the wall clock: noisy, not "
+           "hardware throughput",
+    "kvm": "KVM on real hardware: hardware throughput",
+}
+
+
+def proto(meta, key, default=""):
+    """A protocol parameter from meta.json."""
+    p = meta.get("protocol")
+    return p.get(key, default) if isinstance(p, dict) else default
+
+
+def intro(st, res, rel):
+    meta = res.meta
+    git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+    seconds = proto(meta, "seconds")
+    clients = proto(meta, "clients")
+    runs = "%d ok runs of %d tries" % (st["ok_runs"], st["tries"])
+    return "\n".join([
+        "In 2011 Jason Baron ran `tbench 20` five times, with reboots, on "
+        "kernels with jump labels, with static keys as atomic reads, and "
+        "with plain reads, and found jump labels %s faster than atomic "
+        "reads. This report repeats that comparison on Linux 6.1 with "
+        "statistics: each run is a fresh boot in QEMU running tbench%s%s "
+        "on the guest's loopback, here under %s." % (
+            F.pct(reference.pct_2011("jump-label")).lstrip("+"),
+            " with %s clients" % clients if clients != "" else "",
+            " for %s s" % seconds if seconds != "" else "",
+            MODE_WHAT[st["mode"]]),
+        "",
+        "Run [`%s`](%s): %s, git commit `%s`%s, from %s to %s." % (
+            st["run_id"], rel, runs, git.get("commit", "unknown"),
+            " (dirty tree)" if git.get("dirty") else "",
+            meta.get("start_time", "?"), meta.get("end_time", "?"))])
+
+
+def site_explanation(st):
+    """Site executions per op x instructions per site vs the measured
+    difference in instructions and branches per op (issue 8)."""
+    get = {}
+    for m in st["metrics"]:
+        get[m["metric"]] = {k: d["mean"] for k, d in m["per_label"].items()}
+    sites = get.get("site_execs_per_op", {}).get("jump-label")
+    if F.missing(sites) or not sites:
+        return []
+    out = ["", "`jump-label` executed %s static-key sites per operation."
+           % F.val(sites)]
+    for name, what in (("kernel_insns_per_op", "kernel instructions"),
+                       ("kernel_branches_per_op",
+                        "kernel conditional branches")):
+        vals = get.get(name, {})
+        for other in ("atomic-read", "plain-read"):
+            a, j = vals.get(other), vals.get("jump-label")
+            if F.missing(a) or F.missing(j):
+                continue
+            d = a - j
+            out.append("`%s` ran %s more %s per operation than `jump-label`:"
+                       " %s per site execution." % (
+                           other, F.val(d), what, F.val(d / sites, 3)))
+    return out
+
+
+def builds(res):
+    if not res.builds:
+        return "No build.json in this results dir (builds/<variant>.json)."
+    rows = []
+    for v in reference.label_order(res.builds):
+        b = res.builds[v]
+        ver = b.get("verify") or {}
+        jt = ver.get("jump_table") or {}
+        site = ver.get("site") or {}
+        src = b.get("source") or {}
+        rows.append([
+            "`%s`" % v, "`%s`" % b.get("hash", "?"), b.get("config", "?"),
+            src.get("version", "?"), b.get("compiler", "?"),
+            {True: "yes", False: "**NO**"}.get(ver.get("ok"), "?"),
+            jt.get("entries", "?"),
+            {True: "yes", False: "**no**"}.get(jt.get("aligned"), "?"),
+            "`%s`" % site.get("function", "?"), site.get("kind", "?")])
+    out = F.table(["kernel", "build hash", "config", "linux-source",
+                   "compiler", "verified", "jump table entries",
+                   "aligned", "disassembled site", "site is"], rows,
+                  "lllllrrrll")
+    lacking = sorted(set(res.runs["variant"]) - set(res.builds))
+    if lacking:
+        out += "\n\nNo build.json for: %s." % ", ".join(lacking)
+    return out + ("\n\nFrom builds/<variant>.json: jump table entries are "
+                  "(`__stop___jump_table` - `__start___jump_table`) / 16 in "
+                  "vmlinux; the site is a disassembled hot static-key "
+                  "check (NOP for jump labels, load + Jcc otherwise).")
+
+
+def selftest(res):
+    df = res.selftest
+    if df is None or df.empty:
+        return ("No selftest results in this results dir (selftest.csv is "
+                "written by selftest-mode boots).")
+    variants = reference.label_order(df["variant"])
+    names = list(dict.fromkeys(df["name"]))
+    rows = []
+    for n in names:
+        row = [n]
+        for v in variants:
+            hit = df[(df["name"] == n) & (df["variant"] == v)]["value"]
+            cell = ", ".join(hit) if len(hit) else "-"
+            row.append("**FAIL**" if cell == "FAIL" else cell)
+        rows.append(row)
+    return F.table(["check or figure"] + ["`%s`" % v for v in variants],
+                   rows)
+
+
+def drift(st):
+    rows = []
+    for i in st["labels"]:
+        rows.append(["`%s`" % i["label"], F.pct(i["drift_pct"]),
+                     F.val(i["steal_max_pct"], 3), i["failed"],
+                     "; ".join(i["failed_reasons"]) or "-",
+                     ", ".join(map(str, i["missing_runs"])) or "-"])
+    out = [F.table(["label", "drift (2nd vs 1st half)", "max steal %",
+                    "failed tries", "reasons", "planned runs with no ok try"],
+                   rows, "lrrrll"), "",
+           "Runs are interleaved in rounds, every variant once per round. "
+           "Drift over all runs (each normalised by its label's mean): %s."
+           % F.pct(st["drift_overall_pct"])]
+    if st["mode"] == "icount":
+        out.append("In icount mode guest time does not depend on the host, "
+                   "so a difference between halves reflects those rounds' "
+                   "perturbation seeds, not host drift.")
+    return "\n".join(out)
+
+
+def warnings(st):
+    if not st["warnings"]:
+        return "None."
+    return "\n".join("- " + w for w in st["warnings"])
+
+
+def _flat(prefix, x, out):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            _flat("%s.%s" % (prefix, k) if prefix else str(k), v, out)
+    elif isinstance(x, list):
+        out.append((prefix, ", ".join(str(v) for v in x)))
+    else:
+        out.append((prefix, "" if x is None else str(x)))
+
+
+def meta(res):
+    if not res.meta:
+        return "No meta.json in this results dir."
+    pairs = []
+    _flat("", {k: v for k, v in res.meta.items() if k != "builds"}, pairs)
+    return F.table(["meta.json key", "value"],
+                   [["`%s`" % k, v] for k, v in pairs], "ll")
+
+
+CONFOUNDS = [
+    "`CONFIG_JUMP_LABEL=n` changes more than the static-key sites: some "
+    "code then takes other paths (the netfilter hook early exit, "
+    "`sched_feat`, `cfs_bandwidth_used`, netstamp). As in 2011, the "
+    "comparison is between the kernels as built with each option.",
+    "Code layout: the three kernels differ in size and alignment, which "
+    "alone can move a benchmark by more than this effect (Mytkowicz et al., "
+    "\"Producing Wrong Data Without Doing Anything Obviously Wrong!\"). "
+    "An A/A control measures boot-to-boot noise of one kernel, not layout "
+    "luck.",
+    "The 2011 kernels were built with tracepoints disabled and ran on "
+    "unnamed hardware; only averages were published, so 2011's own "
+    "uncertainty is unknown.",
+    "The sample unit is a boot (in icount mode a perturbation seed); the "
+    "per-second samples inside a run are not independent and are not used "
+    "as samples.",
+]
+MODE_CONFOUND = {
+    "icount": "icount: every guest instruction costs the same guest time, "
+              "so throughput here measures instruction-path length only; "
+              "branch prediction, caches and pipelines, where jump labels "
+              "also help on hardware, are not modelled.",
+    "tcg": "tcg: wall-clock time of an emulator is dominated by translation "
+           "and host noise; effects of a few per cent are hard to resolve.",
+    "kvm": "kvm: hardware figures include host noise (frequency scaling, "
+           "other load); see steal time and drift.",
+}
+
+
+def confounds(st):
+    return "\n".join("- " + c for c in CONFOUNDS + [MODE_CONFOUND[st["mode"]]])
+
+
+def method(st):
+    return "\n".join("- %s: %s" % (k.replace("_", " "), v)
+                     for k, v in sorted(st["methods"].items()))

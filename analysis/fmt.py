@@ -1,0 +1,77 @@
+"""Number formatting shared by REPORT.md and analysis/compare.
+
+None and NaN (undefined figures) print as "n/a", never as 0.
+"""
+
+
+def missing(x):
+    """True for None, NaN and the empty string."""
+    return x is None or x == "" or (isinstance(x, float) and x != x)
+
+
+def val(x, sig=5):
+    """A measured value with `sig` significant digits."""
+    if missing(x):
+        return "n/a"
+    if x in (float("inf"), float("-inf")):
+        return "unbounded"
+    return "%.*g" % (sig, x)
+
+
+def mbps(x):
+    """A throughput in MB/s: 3 decimals below 100 MB/s, else 2."""
+    if missing(x):
+        return "n/a"
+    return "%.*f" % (3 if abs(x) < 100 else 2, x)
+
+
+def pct(x, digits=2):
+    """A signed percentage."""
+    if missing(x):
+        return "n/a"
+    if x in (float("inf"), float("-inf")):
+        return "unbounded"
+    return "%+.*f%%" % (digits, x)
+
+
+def pct_ci(c, digits=2):
+    """'+1.23% [+0.50, +1.96]' from a comparison dict."""
+    if missing(c.get("pct_change")):
+        return "n/a"
+    if missing(c.get("pct_ci_lo")) or missing(c.get("pct_ci_hi")):
+        return "%s [CI n/a]" % pct(c["pct_change"], digits)
+    lo = pct(c["pct_ci_lo"], digits).rstrip("%")
+    hi = pct(c["pct_ci_hi"], digits).rstrip("%")
+    return "%s [%s, %s]" % (pct(c["pct_change"], digits), lo, hi)
+
+
+def p(x):
+    """A p-value."""
+    if missing(x):
+        return "n/a"
+    if x == 0:
+        return "0 (no variance)"
+    if x < 0.0001:
+        return "<0.0001"
+    return "%.2g" % x
+
+
+def mean_ci(d, f=mbps):
+    """'40.300 [40.104, 40.496]' from a describe() dict."""
+    if missing(d.get("mean")):
+        return "n/a"
+    if missing(d.get("ci_lo")):
+        return f(d["mean"])
+    return "%s [%s, %s]" % (f(d["mean"]), f(d["ci_lo"]), f(d["ci_hi"]))
+
+
+def table(header, rows, align=None):
+    """A Markdown table; align: string of l/r/c per column."""
+    align = align or "l" + "r" * (len(header) - 1)
+    sep = {"l": "---", "r": "--:", "c": ":-:"}
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join(sep[a] for a in align) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).replace("|", "\\|")
+                                     for c in r) + " |")
+    return "\n".join(out)

@@ -1,0 +1,82 @@
+"""results/history.csv: one row per label per analysed run, across commits.
+
+analysis/analyze updates it. Re-analysing a run replaces that run's rows
+(key: run_id), so the file never holds a run twice.
+"""
+import os
+import re
+
+import pandas as pd
+
+COLUMNS = [
+    "run_id", "date", "git_commit", "git_dirty", "kernel_version",
+    "config_hash", "profile", "mode", "group", "label", "variant", "n",
+    "failed", "mean_mbps", "ci_lo_mbps", "ci_hi_mbps", "baseline",
+    "pct_change", "pct_ci_lo", "pct_ci_hi", "method", "p_t", "marker"]
+RUN_ID = re.compile(r"^(.+)-([0-9a-f]{4,40})$")
+
+
+def run_facts(run_id, meta):
+    """Date and git commit of a run: meta.json, else the dir name
+    (results/<UTC time>-<git short sha>)."""
+    git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+    m = RUN_ID.match(run_id)
+    date = meta.get("start_time") or (m.group(1) if m else "")
+    commit = git.get("commit") or (m.group(2) if m else "")
+    dirty = git.get("dirty", "")
+    proto = meta.get("protocol") if isinstance(meta.get("protocol"),
+                                               dict) else {}
+    return {"date": str(date), "git_commit": str(commit),
+            "git_dirty": "" if dirty == "" else str(bool(dirty)).lower(),
+            "profile": str(proto.get("profile", ""))}
+
+
+def rows(st, meta, builds):
+    """History rows of one analysed run (throughput only)."""
+    facts = run_facts(st["run_id"], meta)
+    thr = next(m for m in st["metrics"] if m["metric"] == "throughput_mbps")
+    comps = {c["label"]: c for c in thr["comparisons"]}
+    out = []
+    for info in st["labels"]:
+        d = thr["per_label"][info["label"]]
+        c = comps.get(info["label"], {})
+        b = builds.get(info["variant"], {})
+        src = b.get("source") if isinstance(b.get("source"), dict) else {}
+        out.append(dict(
+            facts, run_id=st["run_id"], mode=st["mode"],
+            group=info["group"], label=info["label"],
+            variant=info["variant"], n=d["n"], failed=info["failed"],
+            kernel_version=src.get("version", ""),
+            config_hash=b.get("hash") or ",".join(info["kernel_hashes"]),
+            mean_mbps=d["mean"], ci_lo_mbps=d["ci_lo"],
+            ci_hi_mbps=d["ci_hi"], baseline=c.get("baseline", ""),
+            pct_change=c.get("pct_change"), pct_ci_lo=c.get("pct_ci_lo"),
+            pct_ci_hi=c.get("pct_ci_hi"), method=c.get("test_t", ""),
+            p_t=c.get("p_t"), marker=c.get("marker", "")))
+    return pd.DataFrame(out, columns=COLUMNS)
+
+
+def read(path):
+    """The history table, empty when the file does not exist."""
+    if not os.path.exists(path):
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def update(path, new):
+    """Replace the rows of new's run(s) in the history file, keep the rest,
+    sort by date (stable), write atomically. Returns the table written."""
+    old = read(path)
+    old = old[~old["run_id"].isin(set(new["run_id"]))]
+    fmt = new.copy()
+    for c in ("mean_mbps", "ci_lo_mbps", "ci_hi_mbps", "pct_change",
+              "pct_ci_lo", "pct_ci_hi", "p_t"):
+        fmt[c] = fmt[c].map(lambda x: "" if x is None or x != x
+                            else "%.6g" % x)
+    fmt = fmt.astype(str)
+    both = pd.concat([old, fmt], ignore_index=True)[COLUMNS]
+    both = both.sort_values(["date", "run_id"], kind="mergesort")
+    tmp = path + ".tmp"
+    both.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+    return both

@@ -1,0 +1,159 @@
+"""Read a jlbench results dir (format: bench/FORMATS.md) into pandas.
+
+Analysis never re-parses raw console logs: it reads runs.csv, samples.csv,
+meta.json, builds/<variant>.json and the optional selftest.csv.
+"""
+import json
+import os
+import sys
+import time
+
+import pandas as pd
+
+RUN_COLUMNS = [
+    "index", "round", "position", "variant", "label", "mode", "perturb_seed",
+    "try", "kernel_hash", "image_hash", "status", "reason", "throughput_mbps",
+    "max_latency_ms", "ops", "boot_seconds", "wall_seconds", "steal_ticks",
+    "idle_ticks", "irq_ticks", "softirq_ticks", "total_ticks"]
+NUMERIC_COLUMNS = [
+    "index", "round", "position", "try", "throughput_mbps", "max_latency_ms",
+    "ops", "boot_seconds", "wall_seconds", "steal_ticks", "idle_ticks",
+    "irq_ticks", "softirq_ticks", "total_ticks"]
+PLUGIN_COLUMNS = ["kernel_insns", "user_insns", "kernel_branches",
+                  "user_branches", "site_execs"]
+SAMPLE_COLUMNS = ["index", "variant", "second", "throughput_mbps", "warmup"]
+TEXT_VALUES = ("not-supported", "not-counted")
+MODES = ("kvm", "tcg", "icount")
+
+
+class FormatError(Exception):
+    """A results dir that does not match bench/FORMATS.md."""
+
+
+def log(stage, msg):
+    """One line in the project's log format on stderr."""
+    sys.stderr.write("%s %s: %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S"),
+                                      stage, msg))
+
+
+def counter_columns(columns):
+    """The counter columns present: perf_<event> and the plugin counts."""
+    return ([c for c in columns if c.startswith("perf_")]
+            + [c for c in PLUGIN_COLUMNS if c in columns])
+
+
+def read_runs(path):
+    """runs.csv as a DataFrame; counter columns stay text (see split_counter).
+    """
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as e:
+        raise FormatError("cannot read %s: %s" % (path, e))
+    missing = [c for c in RUN_COLUMNS if c not in df.columns]
+    if missing:
+        raise FormatError("%s lacks columns %s (see bench/FORMATS.md)"
+                          % (path, ", ".join(missing)))
+    if df.empty:
+        raise FormatError("%s has no runs" % path)
+    for c in NUMERIC_COLUMNS:
+        df[c] = pd.to_numeric(df[c].str.strip(), errors="coerce")
+    df["label"] = df["label"].where(df["label"] != "", df["variant"])
+    bad = sorted(set(df["mode"]) - set(MODES))
+    if bad:
+        raise FormatError("%s: unknown mode %s" % (path, ", ".join(bad)))
+    bad = sorted(set(df["status"]) - {"ok", "failed"})
+    if bad:
+        raise FormatError("%s: unknown status %s" % (path, ", ".join(bad)))
+    ok = df["status"] == "ok"
+    broken = df[ok & ~(df["throughput_mbps"] > 0)]
+    if not broken.empty:
+        raise FormatError("%s: ok run(s) %s without a throughput"
+                          % (path, list(broken["index"])))
+    return df
+
+
+def split_counter(series):
+    """A counter column -> (numeric values, set of textual markers).
+
+    Empty cells are "not measured" and yield NaN with no marker;
+    not-supported / not-counted stay text, never 0.
+    """
+    s = series.astype(str).str.strip()
+    texts = set(s[s.isin(TEXT_VALUES)])
+    other = s[(s != "") & ~s.isin(TEXT_VALUES)]
+    num = pd.to_numeric(s.where(~s.isin(TEXT_VALUES) & (s != "")),
+                        errors="coerce")
+    if num[other.index].isna().any():
+        raise FormatError("counter %s has values that are neither integers"
+                          " nor %s" % (series.name, "/".join(TEXT_VALUES)))
+    return num, texts
+
+
+def read_samples(path):
+    """samples.csv as a DataFrame, or None when the file is absent."""
+    if not os.path.exists(path):
+        return None
+    df = pd.read_csv(path)
+    missing = [c for c in SAMPLE_COLUMNS if c not in df.columns]
+    if missing:
+        raise FormatError("%s lacks columns %s" % (path, ", ".join(missing)))
+    df["warmup"] = df["warmup"].astype(str).str.lower().isin(
+        ("1", "true", "yes"))
+    return df
+
+
+def read_json(path):
+    """A JSON file as a dict, or {} when absent."""
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        try:
+            return json.load(f)
+        except ValueError as e:
+            raise FormatError("%s: %s" % (path, e))
+
+
+def read_builds(results_dir, variants, meta):
+    """build.json per variant: builds/<variant>.json in the results dir,
+    else an object under meta.json "builds"; variants without one are
+    left out."""
+    out = {}
+    for v in variants:
+        d = read_json(os.path.join(results_dir, "builds", v + ".json"))
+        if not d and isinstance(meta.get("builds", {}).get(v), dict):
+            d = meta["builds"][v]
+        if d:
+            out[v] = d
+    return out
+
+
+def read_selftest(path):
+    """selftest.csv (variant,name,value) or None when absent."""
+    if not os.path.exists(path):
+        return None
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for c in ("variant", "name", "value"):
+        if c not in df.columns:
+            raise FormatError("%s lacks column %s" % (path, c))
+    return df
+
+
+class Results:
+    """Everything analysis reads from one results dir."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        self.run_id = os.path.basename(self.path.rstrip("/"))
+        if not os.path.isfile(os.path.join(self.path, "runs.csv")):
+            raise FormatError("%s: no runs.csv (is it a results dir?)" % path)
+        self.runs = read_runs(os.path.join(self.path, "runs.csv"))
+        self.samples = read_samples(os.path.join(self.path, "samples.csv"))
+        self.meta = read_json(os.path.join(self.path, "meta.json"))
+        variants = sorted(set(self.runs["variant"]))
+        self.builds = read_builds(self.path, variants, self.meta)
+        self.selftest = read_selftest(os.path.join(self.path, "selftest.csv"))
+
+    def file(self, name):
+        """Absolute path of a file in the results dir."""
+        return os.path.join(self.path, name)

@@ -1,0 +1,284 @@
+"""REPORT.md: the results of one analysed results dir, as Markdown.
+
+Every number comes from the results dir: stats.json (analysis/analyze),
+meta.json, builds/<variant>.json and selftest.csv; the only constants are
+the 2011 figures (analysis/reference.py) and fixed explanatory text.
+"""
+import os
+
+from analysis import facts, reference
+from analysis import fmt as F
+
+MODE_HEAD = {
+    "icount": "mode icount: deterministic instruction-path model in guest "
+              "time, not hardware",
+    "tcg": "mode tcg: emulated wall-clock, noisy, not hardware",
+    "kvm": "mode kvm: hardware",
+}
+COUNTER_NAMES = {
+    "kernel_branches": "kernel conditional branches (TCG plugin)",
+    "user_branches": "user conditional branches (TCG plugin)",
+    "kernel_insns": "kernel instructions (TCG plugin)",
+    "user_insns": "user instructions (TCG plugin)",
+    "site_execs": "static-key site executions (TCG plugin)",
+}
+BRANCH_COUNTERS = ("kernel_branches", "user_branches", "perf_branches",
+                   "perf_branch-misses")
+PLOTS = [
+    ("throughput", "Throughput of every run, mean and 95% CI"),
+    ("pct_change", "% change vs atomic-read with 95% CI, and 2011's values"),
+    ("traces", "Per-second throughput of every run (warm-up marked)"),
+    ("drift", "Run order vs throughput (drift)"),
+    ("branches", "Branches and instructions per tbench operation"),
+    ("history", "% change vs atomic-read across analysed runs (commits)"),
+]
+
+
+def metric(st, name):
+    """The metric dict of stats.json named name, or None."""
+    return next((m for m in st["metrics"] if m["metric"] == name), None)
+
+
+def comparisons(m, group):
+    return {c["label"]: c for c in m["comparisons"] if c["group"] == group}
+
+
+def head(st, title):
+    return "### %s (%s)" % (title, MODE_HEAD[st["mode"]])
+
+
+def test_cell(c):
+    return "%s p=%s, %s p=%s" % (c["test_t"], F.p(c["p_t"]),
+                                 c["test_rank"], F.p(c["p_rank"]))
+
+
+def table_2011(st, res):
+    thr = metric(st, "throughput_mbps")
+    comps = comparisons(thr, "main")
+    rows = []
+    for label in st["groups"]["main"]:
+        d = thr["per_label"][label]
+        c = comps.get(label)
+        mb = reference.MBPS_2011.get(label)
+        p11 = reference.pct_2011(label)
+        base = label == reference.BASELINE
+        rows.append([
+            "`%s`" % label, F.val(mb) if mb else "-",
+            "(baseline)" if base else (F.pct(p11) if p11 is not None
+                                       else "-"),
+            "%s (n=%d)" % (F.mean_ci(d), d["n"]),
+            "(baseline)" if base else (F.pct_ci(c) if c else "n/a"),
+            "" if base or not c else "%s %s" % (F.p(c["p_t"]), c["marker"])])
+    clients = facts.proto(res.meta, "clients")
+    out = [head(st, "Throughput in MB/s, tbench%s, 2011 vs here"
+                % (" %s clients" % clients if clients != "" else "")),
+           "",
+           F.table(["kernel", "2011 MB/s", "2011 vs atomic",
+                    "here MB/s, mean [95% CI]", "here vs atomic [95% CI]",
+                    "p (t test)"], rows),
+           "",
+           "2011: %s. Its MB/s come from other hardware and are not "
+           "comparable with ours in absolute terms; compare the %% "
+           "changes." % reference.SOURCE]
+    return "\n".join(out)
+
+
+def verdict(c):
+    """One line: is 2011's ordering reproduced, is the effect significant."""
+    eff = c.get("pct_2011")
+    sig = not F.missing(c["p_t"]) and c["p_t"] < 0.05
+    ours = c["pct_change"]
+    line = "**%s vs %s**: " % (c["label"], c["baseline"])
+    if eff is not None:
+        line += "2011 %s, " % F.pct(eff)
+    line += "here %s (%s p=%s %s): " % (
+        F.pct_ci(c), c["test_t"], F.p(c["p_t"]), c["marker"])
+    if F.missing(ours):
+        return line + "no estimate."
+    if eff is None:
+        return line + ("significant." if sig else "not significant.")
+    if sig and (ours > 0) == (eff > 0):
+        line += "ordering reproduced, the difference is significant"
+    elif sig:
+        line += "ordering NOT reproduced: significant in the opposite " \
+                "direction"
+    else:
+        line += "not resolved: the difference is not significant " \
+                "(minimum detectable effect %s)" % F.pct(c["mde_pct"]) \
+                .lstrip("+")
+    lo, hi = c.get("pct_ci_lo"), c.get("pct_ci_hi")
+    if not (F.missing(lo) or F.missing(hi)):
+        where = "inside" if lo <= eff <= hi else (
+            "above" if eff > hi else "below")
+        line += "; 2011's %s lies %s this CI" % (F.pct(eff), where)
+    return line + "."
+
+
+def verdicts(st):
+    thr = metric(st, "throughput_mbps")
+    comps = comparisons(thr, "main")
+    out = ["### Verdict (%s)" % MODE_HEAD[st["mode"]], ""]
+    for label in st["groups"]["main"]:
+        if label in comps:
+            out.append("- " + verdict(comps[label]))
+    order = sorted(st["groups"]["main"],
+                   key=lambda lab: -(thr["per_label"][lab]["mean"] or 0))
+    known = [lab for lab in order if lab in reference.MBPS_2011]
+    if len(known) > 1:
+        ref = sorted(known, key=lambda v: -reference.MBPS_2011[v])
+        out.append("- Ordering of the means: 2011 %s; here %s (%s)."
+                   % (" > ".join(ref), " > ".join(known),
+                      "same order" if ref == known else "different order"))
+    if len(out) == 2:
+        out.append("- No comparison against %s in this run."
+                   % reference.BASELINE)
+    return "\n".join(out)
+
+
+def variant_table(st, group):
+    thr = metric(st, "throughput_mbps")
+    info = {i["label"]: i for i in st["labels"]}
+    rows = []
+    for label in st["groups"][group]:
+        d = thr["per_label"][label]
+        rows.append(["`%s`" % label, d["n"], info[label]["failed"],
+                     F.mbps(d["mean"]), F.val(d["stdev"], 3),
+                     F.val(d["cov_pct"], 3), F.mbps(d["min"]),
+                     F.mbps(d["max"]),
+                     "[%s, %s]" % (F.mbps(d["ci_lo"]), F.mbps(d["ci_hi"]))])
+    return F.table(["label", "n", "failed tries", "mean MB/s", "stdev",
+                    "CoV %", "min", "max", "95% CI of the mean"], rows)
+
+
+def comparison_table(st, group):
+    thr = metric(st, "throughput_mbps")
+    rows = []
+    for c in thr["comparisons"]:
+        if c["group"] != group:
+            continue
+        n = "%d pairs" % c["n"] if c["paired"] else "%d vs %d" % (
+            c["n"], c["n_baseline"])
+        rows.append(["`%s` vs `%s`" % (c["label"], c["baseline"]),
+                     F.pct_ci(c), c["marker"], test_cell(c), n,
+                     F.val(c["noise_pct"], 3), F.val(c["mde_pct"], 3),
+                     F.val(c.get("n_for_2011")) if c.get("pct_2011")
+                     is not None else "-"])
+    if not rows:
+        return ""
+    return F.table(["comparison", "% change [95% CI]", "", "tests", "n",
+                    "noise %", "MDE %", "n for 2011's effect"], rows,
+                   "lrcllrrr")
+
+
+def statistics(st):
+    out = [head(st, "Per variant: ok runs (boots%s)" % (
+        "; one perturbation seed each" if st["mode"] == "icount" else "")),
+        "", variant_table(st, "main"), "",
+        head(st, "Against %s" % st["baseline"]), ""]
+    table = comparison_table(st, "main")
+    out.append(table or "No comparison: no `%s` runs." % st["baseline"])
+    out += ["", "Noise: the run-to-run CoV pooled over both samples "
+            "(paired: the stdev of the per-seed differences), in % of the "
+            "baseline mean. MDE: the smallest change the t test detects "
+            "with 80% power at alpha 0.05 at that noise.", ""]
+    out.append(head(st, "A/A control: one kernel under two labels"))
+    out.append("")
+    if st["groups"]["aa"]:
+        out += [variant_table(st, "aa"), "", comparison_table(st, "aa"), "",
+                "The A/A difference is the noise floor: a real effect must "
+                "be larger than it."]
+    else:
+        out.append("No A/A control in this run (`bench/run --aa` adds "
+                   "one).")
+    return "\n".join(out)
+
+
+def counter_cell(d, c):
+    if d["text"]:
+        return d["text"]
+    if F.missing(d["mean"]):
+        return "n/a"
+    cell = F.val(d["mean"], 6)
+    if c is not None and not F.missing(c["pct_change"]):
+        cell += " (%s %s)" % (F.pct(c["pct_change"], 3), c["marker"])
+    return cell
+
+
+def counters(st):
+    main = st["groups"]["main"]
+    rows, branches = [], False
+    for m in st["metrics"]:
+        col = m["metric"][:-len("_per_op")]
+        if not m["metric"].endswith("_per_op"):
+            continue
+        if all(F.missing(d["mean"]) and not d["text"]
+               for d in m["per_label"].values()):
+            continue
+        measured = any(not F.missing(d["mean"])
+                       for d in m["per_label"].values())
+        branches = branches or (col in BRANCH_COUNTERS and measured)
+        comps = comparisons(m, "main")
+        name = COUNTER_NAMES.get(col, "perf %s" % col[len("perf_"):])
+        rows.append([name] + [counter_cell(m["per_label"][lab],
+                                           comps.get(lab)) for lab in main])
+    out = [head(st, "Per tbench operation (counts / ops), %% vs %s"
+                % st["baseline"]), ""]
+    if rows:
+        out += [F.table(["counter per op"] + ["`%s`" % v for v in main],
+                        rows), ""]
+    if not branches:
+        out.append("Branch counts: **not measured on this host** (no "
+                   "numeric perf branch counter and no TCG plugin counts "
+                   "in this run; `not-supported` means the PMU is absent).")
+    out += facts.site_explanation(st)
+    return "\n".join(out)
+
+
+def plots(plots_dir, out_dir, run_id):
+    stamp = os.path.join(plots_dir, "drawn-from.txt")
+    drawn = open(stamp).read().strip() if os.path.exists(stamp) else ""
+    out = []
+    if drawn != run_id:
+        out.append("Plots in `%s` %s; run `plots/draw` on this results "
+                   "dir." % (os.path.relpath(plots_dir, out_dir),
+                             "are from run %s" % drawn if drawn
+                             else "were not drawn"))
+        return out
+    for name, title in PLOTS:
+        svg = os.path.join(plots_dir, name + ".svg")
+        if os.path.exists(svg):
+            rel = os.path.relpath(svg, out_dir)
+            out.append("- [%s](%s) ([PNG](%s))" % (
+                title, rel, rel[:-4] + ".png"))
+        else:
+            out.append("- %s: not drawn (no data in this run)." % title)
+    return out
+
+
+def render(res, st, out_path, plots_dir):
+    """The whole REPORT.md text."""
+    out_dir = os.path.dirname(os.path.abspath(out_path))
+    rel = os.path.relpath(res.path, out_dir)
+    first = plots(plots_dir, out_dir, res.run_id)
+    if first and first[0].startswith("- "):
+        first = ["![%s](%s)" % ("% change vs atomic-read", os.path.relpath(
+            os.path.join(plots_dir, "pct_change.svg"), out_dir)), ""] + first
+    parts = [
+        "# jlbench: jump labels vs atomic reads vs plain reads, tbench",
+        "",
+        facts.intro(st, res, rel),
+        "", table_2011(st, res), "", verdicts(st), "",
+        "## Statistics", "", statistics(st), "",
+        "## Branch counts", "", counters(st), "",
+        "## Kernels", "", facts.builds(res), "",
+        "## Static-key selftest and microbenchmark", "", facts.selftest(res),
+        "", "## Drift, steal time and failed runs", "", facts.drift(st), "",
+        "## Warnings", "", facts.warnings(st), "",
+        "## Host, versions and protocol", "", facts.meta(res), "",
+        "## Confounds", "", facts.confounds(st), "",
+        "## Plots", ""] + first + [
+        "", "## Method", "", facts.method(st), "",
+        "Generated by `analysis/report` from [%s](%s) (runs.csv, "
+        "stats.json, meta.json, builds/, raw/ console logs)." % (rel, rel),
+        ""]
+    return "\n".join(parts)

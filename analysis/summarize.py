@@ -1,0 +1,298 @@
+"""Per-variant statistics and comparisons of one results dir.
+
+summarize(Results) -> a dict (written as stats.json) and a long table
+(summary.csv, one row per label and metric). The sample unit is a boot
+(an ok run); in icount mode it is a perturbation seed, and comparisons are
+paired by seed.
+"""
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from analysis import reference, stats
+from analysis.load import counter_columns, split_counter
+
+STEAL_WARN_PCT = 1.0
+MIN_RUNS_2011 = reference.RUNS_2011
+MODE_TEXT = {
+    "icount": "QEMU TCG with -icount: a deterministic instruction-path model "
+              "in guest time, not hardware throughput",
+    "tcg": "QEMU TCG: emulated wall-clock time, noisy, not hardware "
+           "throughput",
+    "kvm": "KVM: hardware throughput",
+}
+METHODS = {
+    "unit": "one boot (ok run); in icount mode one perturbation seed",
+    "ci_mean": "t-based 95% CI of the mean",
+    "pct_ci": "Fieller 95% CI of the ratio of means (accounts for the "
+              "baseline's noise); unpaired: Welch-Satterthwaite df; "
+              "paired by seed: the pairs' covariance, df = pairs - 1",
+    "tests": "unpaired: Welch t and Mann-Whitney U; paired by seed "
+             "(icount): paired t and Wilcoxon signed-rank; two-sided",
+    "marker": "from the t test: *** p<0.001, ** p<0.01, * p<0.05, "
+              "~ not significant; no multiple-comparison correction",
+    "mde": "minimum detectable effect of the t test at 80% power, "
+           "alpha 0.05, for the measured noise (noncentral t)",
+    "drift": "mean of the second half of rounds vs the first half, per "
+             "label",
+}
+SUMMARY_COLUMNS = [
+    "group", "label", "variant", "mode", "metric", "n", "failed", "mean",
+    "stdev", "cov_pct", "min", "max", "ci_lo", "ci_hi", "text", "baseline",
+    "pct_change", "pct_ci_lo", "pct_ci_hi", "method", "p_t", "p_rank",
+    "marker", "mde_pct"]
+
+
+def _groups(runs):
+    """Main labels (label == variant) and A/A control labels, ordered."""
+    same = runs["label"] == runs["variant"]
+    main = reference.label_order(runs.loc[same, "label"])
+    aa = sorted(set(runs.loc[~same, "label"]))
+    return main, aa
+
+
+def _per_run(ok, metric):
+    """(values, textual markers) of metric for the ok runs in ok."""
+    if metric in ("throughput_mbps", "max_latency_ms"):
+        return ok[metric].astype(float), set()
+    col = metric[:-len("_per_op")]
+    num, texts = split_counter(ok[col])
+    return num / ok["ops"], texts
+
+
+def _by_seed(ok, values):
+    """Values averaged per perturbation seed (a Series indexed by seed)."""
+    return pd.Series(values.values, index=ok["perturb_seed"].values) \
+        .groupby(level=0).mean()
+
+
+def compare(mode, ok_new, v_new, ok_base, v_base, warnings, what):
+    """Comparison of one label with its baseline for one metric."""
+    seeds_new = ok_new["perturb_seed"].str.strip()
+    seeds_base = ok_base["perturb_seed"].str.strip()
+    if mode == "icount" and (seeds_new != "").all() \
+            and (seeds_base != "").all():
+        a, b = _by_seed(ok_new, v_new), _by_seed(ok_base, v_base)
+        common = sorted(set(a.index) & set(b.index))
+        lost = len(set(a.index) ^ set(b.index))
+        if len(common) >= 2:
+            if lost:
+                warnings.append("%s: %d perturbation seed(s) without a "
+                                "partner left out of the paired comparison"
+                                % (what, lost))
+            out = stats.compare_paired(a[common].values, b[common].values)
+            out["seeds"] = [str(s) for s in common]
+            return out
+        warnings.append("%s: fewer than 2 shared perturbation seeds, "
+                        "compared unpaired" % what)
+    return stats.compare_unpaired(v_new.values, v_base.values)
+
+
+def _comparison_warnings(c, what, drift, warnings):
+    """Warnings about one comparison (sample size, power, drift)."""
+    if c["n"] < 3 or c["n_baseline"] < 3:
+        warnings.append("%s: n=%d vs %d is too small for a t test to mean "
+                        "much" % (what, c["n"], c["n_baseline"]))
+    if c["min_p_rank"] > stats.ALPHA:
+        warnings.append("%s: n too small for the %s test to reach p<%.2f "
+                        "(smallest possible p=%.3g)"
+                        % (what, c["test_rank"], stats.ALPHA,
+                           c["min_p_rank"]))
+    if c["n"] >= 2 and c["n_baseline"] >= 2 and c["p_t"] != c["p_t"]:
+        warnings.append("%s: no variance, the t test is undefined" % what)
+    eff = abs(c["pct_change"])
+    big = [d for d in drift if d == d and abs(d) > eff]
+    if big and eff == eff:
+        warnings.append("%s: drift between the first and second half of "
+                        "the run (%.2f%%) is larger than the effect (%.2f%%)"
+                        % (what, max(big, key=abs), c["pct_change"]))
+
+
+def _label_info(runs, label, group):
+    """Counts, drift and steal of one label."""
+    rows = runs[runs["label"] == label]
+    ok = rows[rows["status"] == "ok"]
+    failed = rows[rows["status"] == "failed"]
+    missing = sorted(set(rows["index"]) - set(ok["index"]))
+    steal = 100.0 * ok["steal_ticks"] / ok["total_ticks"]
+    return {
+        "label": label, "variant": rows["variant"].iloc[0], "group": group,
+        "n": int(len(ok)), "failed": int(len(failed)),
+        "failed_reasons": sorted(set(failed["reason"]) - {""}),
+        "missing_runs": [int(i) for i in missing],
+        "kernel_hashes": sorted(set(rows["kernel_hash"]) - {""}),
+        "indexes": [int(i) for i in ok["index"]],
+        "seeds": [s for s in ok["perturb_seed"]],
+        "drift_pct": stats.drift_pct(ok["round"], ok["throughput_mbps"]),
+        "steal_max_pct": float(steal.max()) if steal.notna().any()
+        else stats.NAN,
+    }
+
+
+def _label_warnings(info, warnings):
+    lab = info["label"]
+    if info["failed"]:
+        warnings.append("%s: %d failed tr%s (%s)"
+                        % (lab, info["failed"],
+                           "y" if info["failed"] == 1 else "ies",
+                           "; ".join(info["failed_reasons"]) or "no reason"))
+    if info["missing_runs"]:
+        warnings.append("%s: planned run(s) %s have no ok try"
+                        % (lab, ", ".join(map(str, info["missing_runs"]))))
+    if info["n"] < MIN_RUNS_2011:
+        warnings.append("%s: only %d ok run(s); 2011 used %d per kernel"
+                        % (lab, info["n"], MIN_RUNS_2011))
+    if info["steal_max_pct"] > STEAL_WARN_PCT:
+        warnings.append("%s: steal time up to %.1f%% of CPU ticks in a run"
+                        % (lab, info["steal_max_pct"]))
+    if len(info["kernel_hashes"]) > 1:
+        warnings.append("%s: runs used %d different kernel builds"
+                        % (lab, len(info["kernel_hashes"])))
+
+
+def _metric(runs, mode, metric, groups, infos, warnings):
+    """Per-label description and comparisons of one metric."""
+    ok_all = runs[runs["status"] == "ok"]
+    per_label, values, oks = {}, {}, {}
+    for label in [lab for g in groups.values() for lab in g]:
+        ok = ok_all[ok_all["label"] == label]
+        vals, texts = _per_run(ok, metric)
+        keep = vals.notna()
+        d = stats.describe(vals[keep].values)
+        d["text"] = "/".join(sorted(texts)) if texts and not keep.any() \
+            else ""
+        if texts and keep.any():
+            warnings.append("%s %s: %d run(s) numeric, others %s"
+                            % (label, metric, int(keep.sum()),
+                               "/".join(sorted(texts))))
+        per_label[label] = d
+        values[label], oks[label] = vals[keep], ok[keep]
+    comps = []
+    for group, labels in groups.items():
+        if not labels:
+            continue
+        base = reference.BASELINE if group == "main" else labels[0]
+        if base not in labels:
+            continue
+        for label in labels:
+            if label == base or not len(values[label]) \
+                    or not len(values[base]):
+                continue
+            what = "%s vs %s (%s)" % (label, base, metric)
+            c = compare(mode, oks[label], values[label], oks[base],
+                        values[base], warnings, what)
+            c.update(group=group, label=label, baseline=base,
+                     marker=stats.marker(c["p_t"]))
+            if metric == "throughput_mbps":
+                drift = [infos[label]["drift_pct"], infos[base]["drift_pct"]]
+                _comparison_warnings(c, what, drift, warnings)
+                _power_note(c, label, group, warnings, what)
+            comps.append(c)
+    return {"metric": metric, "per_label": per_label, "comparisons": comps}
+
+
+def _power_note(c, label, group, warnings, what):
+    """n needed for 2011's effect; warn when the run cannot resolve it."""
+    eff = reference.pct_2011(label) if group == "main" else None
+    c["pct_2011"] = eff
+    c["n_for_2011"] = None
+    if eff is None or not c["noise_pct"] == c["noise_pct"]:
+        return
+    c["n_for_2011"] = stats.n_needed(c["noise_pct"], eff, c["paired"])
+    if c["mde_pct"] > abs(eff):
+        warnings.append("%s: minimum detectable effect %.2f%% is larger "
+                        "than 2011's %+.2f%%: about %s %s needed"
+                        % (what, c["mde_pct"], eff, c["n_for_2011"],
+                           "seeds" if c["paired"] else "runs per variant"))
+
+
+def summarize(res):
+    """The stats.json dict of a loaded results dir."""
+    runs = res.runs
+    modes = sorted(set(runs["mode"]))
+    if len(modes) != 1:
+        raise ValueError("runs.csv mixes modes %s: analyse one mode per "
+                         "results dir" % ", ".join(modes))
+    mode = modes[0]
+    main, aa = _groups(runs)
+    groups = {"main": main, "aa": aa}
+    warnings = []
+    infos = {}
+    for group, labels in groups.items():
+        for label in labels:
+            infos[label] = _label_info(runs, label, group)
+            _label_warnings(infos[label], warnings)
+    if main and reference.BASELINE not in main:
+        warnings.append("no %s runs: no comparisons against the baseline"
+                        % reference.BASELINE)
+    metrics = ["throughput_mbps", "max_latency_ms"] + [
+        c + "_per_op" for c in counter_columns(runs.columns)]
+    out_metrics = [_metric(runs, mode, m, groups, infos, warnings)
+                   for m in metrics]
+    ok = runs[runs["status"] == "ok"]
+    norm = ok["throughput_mbps"] / ok.groupby("label")[
+        "throughput_mbps"].transform("mean")
+    return {
+        "schema": 1, "run_id": res.run_id, "mode": mode,
+        "mode_description": MODE_TEXT[mode],
+        "baseline": reference.BASELINE, "alpha": stats.ALPHA,
+        "power": stats.POWER, "methods": METHODS,
+        "labels": [infos[lab] for lab in main + aa],
+        "groups": groups, "metrics": out_metrics,
+        "drift_overall_pct": stats.drift_pct(ok["round"], norm),
+        "steal_warn_pct": STEAL_WARN_PCT,
+        "tries": int(len(runs)), "ok_runs": int(len(ok)),
+        "reference_2011": {"source": reference.SOURCE,
+                           "mbps": reference.MBPS_2011,
+                           "pct": {v: reference.pct_2011(v)
+                                   for v in reference.MBPS_2011}},
+        "warnings": warnings,
+    }
+
+
+def summary_rows(st):
+    """The long summary.csv table of a stats dict."""
+    info = {i["label"]: i for i in st["labels"]}
+    rows = []
+    for m in st["metrics"]:
+        comps = {c["label"]: c for c in m["comparisons"]}
+        for label, d in m["per_label"].items():
+            c = comps.get(label, {})
+            rows.append(dict(
+                d, group=info[label]["group"], label=label,
+                variant=info[label]["variant"], mode=st["mode"],
+                metric=m["metric"], failed=info[label]["failed"],
+                baseline=c.get("baseline", ""),
+                pct_change=c.get("pct_change"), pct_ci_lo=c.get("pct_ci_lo"),
+                pct_ci_hi=c.get("pct_ci_hi"),
+                method=c.get("test_t", ""), p_t=c.get("p_t"),
+                p_rank=c.get("p_rank"), marker=c.get("marker", ""),
+                mde_pct=c.get("mde_pct")))
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def _clean(x):
+    """JSON-safe copy: NaN and infinities become null, numpy -> Python."""
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        return x if math.isfinite(x) else None
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def write(res, st):
+    """Write stats.json and summary.csv into the results dir."""
+    with open(res.file("stats.json"), "w") as f:
+        json.dump(_clean(st), f, indent=1, sort_keys=True)
+        f.write("\n")
+    summary_rows(st).to_csv(res.file("summary.csv"), index=False,
+                            float_format="%.6g")

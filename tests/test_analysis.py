@@ -1,0 +1,197 @@
+"""analysis/analyze and analysis/compare on synthetic results dirs."""
+import json
+import sys
+
+import pandas as pd
+import pytest
+
+from conftest import PYTHON, ROOT, run
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
+import synth  # noqa: E402
+
+JL = [40.21, 40.42, 40.13, 40.52, 40.33, 40.27]
+AR = [40.02, 40.11, 39.93, 40.24, 40.05, 40.10]
+PR = [40.05, 40.16, 39.97, 40.27, 40.06, 40.13]
+PER_OP = {
+    "jump-label": {"kernel_insns": 50000, "kernel_branches": 9000,
+                   "user_insns": 3000, "user_branches": 500,
+                   "site_execs": 40},
+    "atomic-read": {"kernel_insns": 50100, "kernel_branches": 9040,
+                    "user_insns": 3000, "user_branches": 500,
+                    "site_execs": 0},
+}
+
+
+def analyze(path, *extra, check=True):
+    return run([PYTHON, str(ROOT / "analysis" / "analyze"), str(path)]
+               + list(extra), check=check)
+
+
+def stats_of(path):
+    with open(path + "/stats.json") as f:
+        return json.load(f)
+
+
+def comparison(st, label, metric="throughput_mbps"):
+    m = next(m for m in st["metrics"] if m["metric"] == metric)
+    return next(c for c in m["comparisons"] if c["label"] == label)
+
+
+def test_icount_runs_are_paired_by_seed(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": JL,
+                                           "atomic-read": AR,
+                                           "plain-read": PR})
+    analyze(d, "--no-history")
+    st = stats_of(d)
+    c = comparison(st, "jump-label")
+    assert c["paired"] and c["test_t"] == "paired t"
+    assert c["test_rank"] == "Wilcoxon signed-rank"
+    assert c["seeds"] == [str(1000 + r) for r in range(1, 7)]
+    mean = sum(JL) / 6 / (sum(AR) / 6)
+    assert c["pct_change"] == pytest.approx(100 * (mean - 1))
+    assert c["pct_ci_lo"] < c["pct_change"] < c["pct_ci_hi"]
+    assert c["marker"] in ("*", "**", "***")
+    assert st["mode"] == "icount"
+    summary = pd.read_csv(d + "/summary.csv")
+    row = summary[(summary.label == "jump-label")
+                  & (summary.metric == "throughput_mbps")].iloc[0]
+    assert row["n"] == 6 and row["method"] == "paired t"
+    assert row["mean"] == pytest.approx(sum(JL) / 6)
+
+
+def test_tcg_runs_are_unpaired(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": JL,
+                                           "atomic-read": AR}, mode="tcg")
+    analyze(d, "--no-history")
+    c = comparison(stats_of(d), "jump-label")
+    assert not c["paired"] and c["test_t"] == "Welch t"
+    assert c["test_rank"] == "Mann-Whitney U"
+
+
+def test_identical_variants_are_not_significant(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": AR,
+                                           "atomic-read": AR}, mode="kvm")
+    analyze(d, "--no-history")
+    c = comparison(stats_of(d), "jump-label")
+    assert c["pct_change"] == 0 and c["marker"] == "~"
+    assert c["p_t"] == pytest.approx(1.0)
+
+
+def test_failed_run_is_counted_and_warned(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": JL,
+                                           "atomic-read": AR},
+                           failed={("atomic-read", 3)})
+    p = analyze(d, "--no-history")
+    st = stats_of(d)
+    info = {i["label"]: i for i in st["labels"]}
+    assert info["atomic-read"]["failed"] == 1
+    assert info["atomic-read"]["n"] == 6 and info["jump-label"]["failed"] == 0
+    assert info["atomic-read"]["failed_reasons"] == ["timeout after 300 s"]
+    assert any("atomic-read: 1 failed try" in w for w in st["warnings"])
+    assert "warning: atomic-read: 1 failed try" in p.stderr
+    summary = pd.read_csv(d + "/summary.csv")
+    assert set(summary[summary.label == "atomic-read"]["failed"]) == {1}
+
+
+def test_run_that_never_succeeded_is_reported(tmp_path):
+    d = synth.make_results(str(tmp_path), {
+        "jump-label": JL[:3], "atomic-read": [40.0, None, 40.1]})
+    analyze(d, "--no-history")
+    st = stats_of(d)
+    info = {i["label"]: i for i in st["labels"]}
+    assert info["atomic-read"]["n"] == 2 and info["atomic-read"]["failed"] == 3
+    assert len(info["atomic-read"]["missing_runs"]) == 1
+    w = "\n".join(st["warnings"])
+    assert "have no ok try" in w and "2011 used 5" in w
+    assert "too small for a t test" in w
+
+
+def test_small_n_high_steal_and_drift_warnings(tmp_path):
+    d = synth.make_results(
+        str(tmp_path), {"jump-label": [40.0, 40.1, 44.0, 44.1],
+                        "atomic-read": [39.9, 40.0, 43.9, 44.0]},
+        steal={"jump-label": [0, 0, 50, 0]})
+    analyze(d, "--no-history")
+    w = "\n".join(stats_of(d)["warnings"])
+    assert "steal time up to 5.0%" in w
+    assert "drift between the first and second half" in w
+    assert "n too small for the Wilcoxon signed-rank test" in w
+
+
+def test_counters_per_op_and_not_supported_stays_text(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": JL,
+                                           "atomic-read": AR},
+                           per_op=PER_OP, perf={"branches": "not-supported",
+                                                "cycles": "not-counted"})
+    analyze(d, "--no-history")
+    st = stats_of(d)
+    m = {x["metric"]: x for x in st["metrics"]}
+    kb = m["kernel_branches_per_op"]
+    assert kb["per_label"]["jump-label"]["mean"] == pytest.approx(9000, 1e-4)
+    c = comparison(st, "jump-label", "kernel_branches_per_op")
+    assert c["pct_change"] == pytest.approx(100 * (9000 / 9040 - 1), 1e-3)
+    pb = m["perf_branches_per_op"]["per_label"]["jump-label"]
+    assert pb["text"] == "not-supported" and pb["mean"] is None
+    assert m["perf_cycles_per_op"]["per_label"]["atomic-read"]["text"] == \
+        "not-counted"
+    summary = pd.read_csv(d + "/summary.csv", keep_default_na=False)
+    row = summary[(summary.metric == "perf_branches_per_op")].iloc[0]
+    assert row["text"] == "not-supported" and row["mean"] == ""
+
+
+def test_aa_control_gets_its_own_comparison(tmp_path):
+    d = synth.make_results(
+        str(tmp_path), {"jump-label": JL, "atomic-read": AR, "A": AR,
+                        "B": PR},
+        variant_of={"A": "atomic-read", "B": "atomic-read"})
+    analyze(d, "--no-history")
+    st = stats_of(d)
+    assert st["groups"] == {"main": ["jump-label", "atomic-read"],
+                            "aa": ["A", "B"]}
+    c = comparison(st, "B")
+    assert c["group"] == "aa" and c["baseline"] == "A"
+    main = [c["label"] for m in st["metrics"] for c in m["comparisons"]
+            if c["group"] == "main" and m["metric"] == "throughput_mbps"]
+    assert main == ["jump-label"]
+
+
+def test_history_is_idempotent(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": JL,
+                                           "atomic-read": AR})
+    analyze(d)
+    hist = tmp_path / "history.csv"
+    first = hist.read_text()
+    analyze(d)
+    assert hist.read_text() == first
+    h = pd.read_csv(hist)
+    assert list(h["label"]) == ["jump-label", "atomic-read"]
+    assert set(h["git_commit"]) == {"abc1234def5678"}
+    assert set(h["kernel_version"]) == {"6.1.192-3"}
+    d2 = synth.make_results(str(tmp_path), {"jump-label": AR,
+                                            "atomic-read": AR},
+                            name="20261202T000000Z-def5678")
+    analyze(d2, "--history", str(hist))
+    h = pd.read_csv(hist)
+    assert len(h) == 4 and list(h["run_id"].unique()) == [
+        "20261201T000000Z-abc1234", "20261202T000000Z-def5678"]
+
+
+def test_bad_results_dir_fails_clearly(tmp_path):
+    d = tmp_path / "20261201T000000Z-abc1234"
+    d.mkdir()
+    (d / "runs.csv").write_text("index,variant\n1,jump-label\n")
+    p = analyze(d, "--no-history", check=False)
+    assert p.returncode == 1 and "lacks columns" in p.stderr
+    p = analyze(tmp_path / "nope", check=False)
+    assert p.returncode == 2
+
+
+def test_mixed_modes_are_refused(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": JL,
+                                           "atomic-read": AR})
+    runs = pd.read_csv(d + "/runs.csv", dtype=str, keep_default_na=False)
+    runs.loc[0, "mode"] = "tcg"
+    runs.to_csv(d + "/runs.csv", index=False)
+    p = analyze(d, "--no-history", check=False)
+    assert p.returncode == 1 and "mixes modes" in p.stderr
