@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * branches.c: jlbench's QEMU TCG plugin (QEMU 7.2, plugin API 1).
+ *
+ * Counts executed instructions and executed conditional branches (Jcc,
+ * JCXZ/JECXZ/JRCXZ, LOOP*), separately for kernel addresses (top half of
+ * the x86-64 address space) and everything else ("user"), and optionally the
+ * executions of instructions at listed code addresses (sites=FILE). Figures
+ * are reported for the whole run and for the window between the guest
+ * agent's marker instructions (guest-image/PROTOCOL.md, "Window markers").
+ *
+ * How it stays cheap: all counting is done by TCG inline operations (an add
+ * to a global counter compiled into the translated code, no helper call).
+ * The window needs no run-time test: the only callbacks are on the two
+ * marker instructions, which snapshot the running counters; the window
+ * figures are differences of snapshots.
+ *
+ * Arguments (-plugin branches.so,ARG,ARG...):
+ *   outfile=PATH   where the key=value report is written at exit
+ *                  (default: QEMU's log, i.e. stderr)
+ *   sites=FILE     code addresses / ranges to count (see sites.h)
+ *   count=tb|insn  instruction counting: one add per translation block
+ *                  (fast; a block left early by an exception still counts
+ *                  whole) or one add per instruction (exact); default tb
+ *
+ * Inline adds are not atomic: figures are exact with one vCPU thread
+ * (-smp 1, or any -icount run, which is single-threaded).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <qemu-plugin.h>
+
+#include "sites.h"
+#include "x86class.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+#define PLUGIN_FORMAT 1
+
+enum mode { USER = 0, KERNEL = 1 };
+
+/* The counters the translated code adds to, and snapshots of them. */
+struct counters {
+	uint64_t insns[2];
+	uint64_t branches[2];
+	uint64_t site_execs;
+};
+
+static struct counters live;		/* whole run, updated inline */
+static struct counters window;		/* sum over closed windows */
+static struct counters at_start;	/* live when the open window began */
+static int window_open;
+static uint64_t markers_start, markers_end, windows_closed;
+static uint64_t tbs_translated;
+
+static struct sites sites;
+static int have_sites;
+static int count_per_insn;
+static const char *outfile;
+static int vcpus;
+
+/* counters_add() - *acc += (a - b), field by field. */
+static void counters_add(struct counters *acc, const struct counters *a,
+			 const struct counters *b)
+{
+	int m;
+
+	for (m = USER; m <= KERNEL; m++) {
+		acc->insns[m] += a->insns[m] - b->insns[m];
+		acc->branches[m] += a->branches[m] - b->branches[m];
+	}
+	acc->site_execs += a->site_execs - b->site_execs;
+}
+
+/* marker_exec() - a window marker is about to execute. */
+static void marker_exec(unsigned int vcpu_index, void *udata)
+{
+	(void)vcpu_index;
+	if ((enum x86_kind)(uintptr_t)udata == X86_MARK_START) {
+		markers_start++;
+		if (!window_open) {
+			at_start = live;
+			window_open = 1;
+		}
+	} else {
+		markers_end++;
+		if (window_open) {
+			counters_add(&window, &live, &at_start);
+			window_open = 0;
+			windows_closed++;
+		}
+	}
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	enum mode m;
+
+	(void)id;
+	if (n == 0)
+		return;
+	tbs_translated++;
+	m = x86_is_kernel_addr(qemu_plugin_tb_vaddr(tb)) ? KERNEL : USER;
+	if (!count_per_insn)
+		qemu_plugin_register_vcpu_tb_exec_inline(
+			tb, QEMU_PLUGIN_INLINE_ADD_U64, &live.insns[m], n);
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		enum x86_kind k = x86_classify(qemu_plugin_insn_data(insn),
+					       qemu_plugin_insn_size(insn));
+
+		if (count_per_insn)
+			qemu_plugin_register_vcpu_insn_exec_inline(
+				insn, QEMU_PLUGIN_INLINE_ADD_U64,
+				&live.insns[m], 1);
+		if (x86_is_cond_branch(k))
+			qemu_plugin_register_vcpu_insn_exec_inline(
+				insn, QEMU_PLUGIN_INLINE_ADD_U64,
+				&live.branches[m], 1);
+		else if (k == X86_MARK_START || k == X86_MARK_END)
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, marker_exec, QEMU_PLUGIN_CB_NO_REGS,
+				(void *)(uintptr_t)k);
+		if (have_sites &&
+		    sites_contains(&sites, qemu_plugin_insn_vaddr(insn)))
+			qemu_plugin_register_vcpu_insn_exec_inline(
+				insn, QEMU_PLUGIN_INLINE_ADD_U64,
+				&live.site_execs, 1);
+	}
+}
+
+/* put_window() - a window figure, or not-counted without a closed window. */
+static void put_window(FILE *f, const char *key, uint64_t v, int valid)
+{
+	if (valid)
+		fprintf(f, "%s=%llu\n", key, (unsigned long long)v);
+	else
+		fprintf(f, "%s=not-counted\n", key);
+}
+
+static void put_u64(FILE *f, const char *key, uint64_t v)
+{
+	fprintf(f, "%s=%llu\n", key, (unsigned long long)v);
+}
+
+static void write_report(FILE *f)
+{
+	int w = windows_closed > 0;
+
+	put_u64(f, "format", PLUGIN_FORMAT);
+	fprintf(f, "count_mode=%s\n", count_per_insn ? "insn" : "tb");
+	put_u64(f, "vcpus", (uint64_t)vcpus);
+	put_u64(f, "window", (uint64_t)w);
+	put_u64(f, "windows", windows_closed);
+	put_u64(f, "window_open_at_exit", (uint64_t)window_open);
+	put_u64(f, "markers_start", markers_start);
+	put_u64(f, "markers_end", markers_end);
+	put_window(f, "kernel_insns", window.insns[KERNEL], w);
+	put_window(f, "user_insns", window.insns[USER], w);
+	put_window(f, "kernel_branches", window.branches[KERNEL], w);
+	put_window(f, "user_branches", window.branches[USER], w);
+	put_window(f, "site_execs", window.site_execs, w && have_sites);
+	put_u64(f, "sites", have_sites ? sites.entries : 0);
+	put_u64(f, "site_ranges", have_sites ? sites.n : 0);
+	put_u64(f, "total_kernel_insns", live.insns[KERNEL]);
+	put_u64(f, "total_user_insns", live.insns[USER]);
+	put_u64(f, "total_kernel_branches", live.branches[KERNEL]);
+	put_u64(f, "total_user_branches", live.branches[USER]);
+	if (have_sites)
+		put_u64(f, "total_site_execs", live.site_execs);
+	else
+		fprintf(f, "total_site_execs=not-counted\n");
+	put_u64(f, "tbs_translated", tbs_translated);
+}
+
+static void at_exit(qemu_plugin_id_t id, void *udata)
+{
+	char tmp[4096];
+	FILE *f;
+
+	(void)id;
+	(void)udata;
+	if (!outfile) {
+		char *buf = NULL;
+		size_t len = 0;
+
+		f = open_memstream(&buf, &len);
+		if (!f)
+			return;
+		write_report(f);
+		fclose(f);
+		qemu_plugin_outs(buf);
+		free(buf);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", outfile);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "branches: cannot write %s: %s\n", tmp,
+			strerror(errno));
+		return;
+	}
+	write_report(f);
+	if (fclose(f) != 0 || rename(tmp, outfile) != 0)
+		fprintf(stderr, "branches: cannot write %s: %s\n", outfile,
+			strerror(errno));
+	if (have_sites)
+		sites_free(&sites);
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info,
+					   int argc, char **argv)
+{
+	char err[1024];
+	int i;
+
+	if (strcmp(info->target_name, "x86_64") != 0) {
+		fprintf(stderr, "branches: only x86_64 guests are supported, not %s\n",
+			info->target_name);
+		return 1;
+	}
+	vcpus = info->system_emulation ? info->system.smp_vcpus : 1;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "outfile=", 8) == 0 && a[8]) {
+			outfile = a + 8;
+		} else if (strncmp(a, "sites=", 6) == 0 && a[6]) {
+			if (sites_load(&sites, a + 6, err, sizeof(err)) != 0) {
+				fprintf(stderr, "branches: sites: %s\n", err);
+				return 1;
+			}
+			have_sites = 1;
+		} else if (strcmp(a, "count=tb") == 0) {
+			count_per_insn = 0;
+		} else if (strcmp(a, "count=insn") == 0) {
+			count_per_insn = 1;
+		} else {
+			fprintf(stderr,
+				"branches: unknown argument '%s' (want outfile=PATH, sites=FILE, count=tb|insn)\n",
+				a);
+			return 1;
+		}
+	}
+	if (outfile && strlen(outfile) + 5 > 4096) {
+		fprintf(stderr, "branches: outfile path too long\n");
+		return 1;
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+	return 0;
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86class.c: conditional-branch and marker classification of x86
+ * instructions. See x86class.h.
+ */
+#include <string.h>
+
+#include "x86class.h"
+
+static const uint8_t marker_prefix[] = { 0x66, 0x0f, 0x1f, 0x84, 0x00,
+					 'J', 'L', 'B' };
+
+/* Legacy prefixes: operand/address size, segment overrides (0x2e/0x3e are
+ * also the branch hints), LOCK, REPNE (also BND), REP.
+ */
+static bool is_legacy_prefix(uint8_t b)
+{
+	switch (b) {
+	case 0x26: case 0x2e: case 0x36: case 0x3e:
+	case 0x64: case 0x65: case 0x66: case 0x67:
+	case 0xf0: case 0xf2: case 0xf3:
+		return true;
+	default:
+		return false;
+	}
+}
+
+enum x86_kind x86_classify(const uint8_t *p, size_t len)
+{
+	size_t i = 0;
+	uint8_t op;
+
+	if (len == 0 || len > X86_MAX_INSN)
+		return X86_OTHER;
+	if (len == sizeof(marker_prefix) + 1 &&
+	    memcmp(p, marker_prefix, sizeof(marker_prefix)) == 0) {
+		if (p[len - 1] == '1')
+			return X86_MARK_START;
+		if (p[len - 1] == '2')
+			return X86_MARK_END;
+	}
+	/*
+	 * Skip prefixes. 0x40-0x4f is a REX prefix only when more bytes
+	 * follow: in 32-bit code it is INC/DEC, always the last byte of its
+	 * instruction. A REX followed by a legacy prefix is ignored by the CPU
+	 * but still consumed here.
+	 */
+	while (i < len - 1 &&
+	       (is_legacy_prefix(p[i]) || (p[i] & 0xf0) == 0x40))
+		i++;
+	op = p[i];
+	if (op >= 0x70 && op <= 0x7f)
+		return X86_JCC;
+	if (op == 0xe3)
+		return X86_JCXZ;
+	if (op >= 0xe0 && op <= 0xe2)
+		return X86_LOOP;
+	if (op == 0x0f && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] <= 0x8f)
+		return X86_JCC;
+	return X86_OTHER;
+}
+
+bool x86_is_cond_branch(enum x86_kind k)
+{
+	return k == X86_JCC || k == X86_JCXZ || k == X86_LOOP;
+}
+
+const char *x86_kind_name(enum x86_kind k)
+{
+	switch (k) {
+	case X86_JCC: return "jcc";
+	case X86_JCXZ: return "jcxz";
+	case X86_LOOP: return "loop";
+	case X86_MARK_START: return "mark-start";
+	case X86_MARK_END: return "mark-end";
+	case X86_OTHER: break;
+	}
+	return "other";
+}

@@ -1,0 +1,236 @@
+"""Unit tests of the QEMU branch-count plugin (bench/plugin/).
+
+The classifier and sites parser are tested on the host by a C harness; the
+plugin itself is built against the fetched qemu-plugin.h and loaded into
+qemu-system-x86_64 with no guest (-M none), which checks that QEMU accepts
+it, that its arguments are validated and that it writes its report.
+Booting kernels with it is in test_plugin_boot.py (integration).
+"""
+import os
+import subprocess
+import textwrap
+
+import pytest
+
+from conftest import ROOT, run
+
+PLUGIN = ROOT / "bench" / "plugin"
+CFLAGS = ["-O2", "-Wall", "-Wextra", "-Werror"]
+
+
+def parse_report(text):
+    """key=value lines of a plugin report as a dict."""
+    out = {}
+    for line in text.splitlines():
+        k, sep, v = line.partition("=")
+        assert sep, "not a key=value line: %r" % line
+        assert k not in out, "duplicate key %s" % k
+        out[k] = v
+    return out
+
+
+def test_c_unit_tests(tmp_path):
+    exe = tmp_path / "unit-tests"
+    run(["cc"] + CFLAGS + ["-o", str(exe), "unit-tests.c", "x86class.c",
+                           "sites.c"], cwd=PLUGIN)
+    p = run([str(exe)], check=False)
+    assert p.returncode == 0, p.stdout
+    assert "not ok" not in p.stdout
+    oks = [ln for ln in p.stdout.splitlines() if ln.startswith("ok ")]
+    assert len(oks) >= 60, p.stdout
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+
+
+def test_apt_src_list_copies_sources(tmp_path):
+    etc = tmp_path / "apt"
+    write(etc / "sources.list", """\
+        # a comment
+        deb [arch=amd64 signed-by=/k/one.gpg] http://m.example/d bookworm main
+        deb http://m.example/d bookworm-backports main
+        deb http://other.example/debian bullseye main
+        deb cdrom:[Debian]/ bookworm main
+        """)
+    write(etc / "sources.list.d" / "debian.sources", """\
+        Types: deb
+        URIs: http://m.example/d
+        Suites: bookworm-updates
+        Components: main
+        Signed-By: /k/one.gpg
+
+        Types: deb deb-src
+        URIs: http://sec.example/debian-security
+        Suites: bookworm-security
+        Components: main non-free-firmware
+        Signed-By:
+         -----BEGIN PGP PUBLIC KEY BLOCK-----
+         .
+         abc
+         -----END PGP PUBLIC KEY BLOCK-----
+
+        Enabled: no
+        Types: deb
+        URIs: http://disabled.example/debian
+        Suites: bookworm
+        Components: main
+        """)
+    write(etc / "sources.list.d" / "vendor.list",
+          "deb http://vendor.example/apt bookworm contrib\n")
+    write(etc / "sources.list.d" / "skipped.sources.disabled",
+          "Types: deb\nURIs: http://x.example\nSuites: bookworm\n"
+          "Components: main\n")
+    p = run([str(PLUGIN / "apt-src-list"), "--etc", str(etc),
+             "--codename", "bookworm"])
+    stanzas = [s.strip() for s in p.stdout.split("\n\n")]
+    assert stanzas[0] == textwrap.dedent("""\
+        Types: deb-src
+        URIs: http://m.example/d
+        Suites: bookworm bookworm-updates
+        Components: main
+        Signed-By: /k/one.gpg""")
+    assert stanzas[1].startswith(textwrap.dedent("""\
+        Types: deb-src
+        URIs: http://sec.example/debian-security
+        Suites: bookworm-security
+        Components: main
+        Signed-By:
+         -----BEGIN PGP PUBLIC KEY BLOCK-----
+         .
+         abc"""))
+    assert len(stanzas) == 2
+    for bad in ("backports", "bullseye", "cdrom", "disabled", "vendor",
+                "Arch"):
+        assert bad not in p.stdout
+
+
+def test_apt_src_list_none_found(tmp_path):
+    etc = tmp_path / "apt"
+    write(etc / "sources.list", "deb http://m.example/debian bullseye main\n")
+    p = run([str(PLUGIN / "apt-src-list"), "--etc", str(etc),
+             "--codename", "bookworm"], check=False)
+    assert p.returncode == 1
+    assert "no apt source" in p.stderr
+
+
+@pytest.mark.parametrize("script", ["fetch-header", "build-plugin",
+                                    "build-testinit", "bench-cost"])
+def test_scripts_help_and_usage(script):
+    p = run([str(PLUGIN / script), "--help"])
+    assert "Usage:" in p.stdout and "Exit codes" in p.stdout
+    p = run([str(PLUGIN / script), "--no-such-option"], check=False)
+    assert p.returncode == 2
+    assert "unknown option" in p.stderr
+
+
+@pytest.fixture(scope="module")
+def plugin_so():
+    """The built plugin (fetches the header on the first run)."""
+    p = run([str(PLUGIN / "build-plugin")])
+    path = p.stdout.strip().splitlines()[-1]
+    assert os.path.isfile(path), p.stdout
+    return path
+
+
+def test_fetch_header_is_cached_and_recorded(plugin_so):
+    p = run([str(PLUGIN / "fetch-header")])
+    header = p.stdout.strip()
+    assert header.endswith("/qemu-plugin.h")
+    text = open(header).read()
+    assert "#define QEMU_PLUGIN_VERSION" in text
+    src = parse_report(open(os.path.join(os.path.dirname(header),
+                                         "source.txt")).read())
+    installed = subprocess.run(
+        ["dpkg-query", "-W", "-f=${source:Version}", "qemu-system-x86"],
+        capture_output=True, text=True, check=True).stdout
+    assert src["qemu_installed"] == installed
+    assert src["debian_patches_touching_header"] == "none"
+    api = int(src["plugin_api_header"])
+    assert int(src["plugin_api_qemu_min"]) <= api <= int(
+        src["plugin_api_qemu_cur"])
+    # Never in the repository.
+    assert not str(header).startswith(str(ROOT))
+
+
+def test_build_plugin_is_content_hashed(plugin_so):
+    assert not plugin_so.startswith(str(ROOT))
+    assert os.path.basename(plugin_so).startswith("branches-")
+    again = run([str(PLUGIN / "build-plugin")]).stdout.strip()
+    assert again == plugin_so
+    syms = run(["nm", "-D", "--defined-only", plugin_so]).stdout
+    assert "qemu_plugin_install" in syms
+    assert "qemu_plugin_version" in syms
+
+
+def qemu_none(plugin_arg, tmp_path):
+    """Start QEMU with no machine and the plugin, then quit at once."""
+    return subprocess.run(
+        ["qemu-system-x86_64", "-M", "none", "-accel", "tcg", "-display",
+         "none", "-nodefaults", "-monitor", "stdio", "-plugin", plugin_arg],
+        input="quit\n", capture_output=True, text=True, timeout=60,
+        cwd=tmp_path)
+
+
+def test_plugin_loads_and_reports(plugin_so, tmp_path):
+    out = tmp_path / "report.txt"
+    sites = tmp_path / "sites.txt"
+    sites.write_text("ffffffff81000000\nffffffff81001000-ffffffff81002000\n")
+    p = qemu_none("%s,outfile=%s,sites=%s" % (plugin_so, out, sites),
+                  tmp_path)
+    assert p.returncode == 0, p.stderr
+    r = parse_report(out.read_text())
+    for key in ("kernel_insns", "user_insns", "kernel_branches",
+                "user_branches", "site_execs", "window", "markers_start",
+                "markers_end", "total_kernel_insns", "total_user_insns",
+                "total_kernel_branches", "total_user_branches",
+                "total_site_execs"):
+        assert key in r, key
+    # No guest ran: no window, so the window figures are not counted.
+    assert r["window"] == "0"
+    assert r["kernel_insns"] == "not-counted"
+    assert r["total_kernel_insns"] == "0"
+    assert r["sites"] == "2"
+    assert r["count_mode"] == "tb"
+    assert not (tmp_path / "report.txt.tmp").exists()
+
+
+def test_plugin_without_sites_does_not_count_them(plugin_so, tmp_path):
+    out = tmp_path / "report.txt"
+    p = qemu_none("%s,outfile=%s,count=insn" % (plugin_so, out), tmp_path)
+    assert p.returncode == 0, p.stderr
+    r = parse_report(out.read_text())
+    assert r["total_site_execs"] == "not-counted"
+    assert r["count_mode"] == "insn"
+
+
+@pytest.mark.parametrize("args,message", [
+    ("bogus=1", "unknown argument 'bogus=1'"),
+    ("count=sometimes", "unknown argument"),
+    ("sites=/nonexistent/file", "/nonexistent/file"),
+])
+def test_plugin_rejects_bad_arguments(plugin_so, tmp_path, args, message):
+    p = qemu_none("%s,%s" % (plugin_so, args), tmp_path)
+    assert p.returncode != 0
+    assert message in p.stderr
+
+
+def test_plugin_rejects_bad_sites_file(plugin_so, tmp_path):
+    sites = tmp_path / "sites.txt"
+    sites.write_text("ffffffff81000000\nzzz\n")
+    p = qemu_none("%s,sites=%s" % (plugin_so, sites), tmp_path)
+    assert p.returncode != 0
+    assert "line 2" in p.stderr
+
+
+def test_build_testinit(tmp_path):
+    d = run([str(PLUGIN / "build-testinit")]).stdout.strip()
+    assert not d.startswith(str(ROOT))
+    assert os.path.getsize(os.path.join(d, "initramfs.cpio.gz")) > 0
+    addr = open(os.path.join(d, "jnz-site.txt")).read().strip()
+    # The site is the loop's jnz (75 xx) in the static, non-PIE binary.
+    dis = run(["objdump", "-d", "--start-address=0x" + addr,
+               "--stop-address=0x%x" % (int(addr, 16) + 2),
+               os.path.join(d, "init")]).stdout
+    assert "jne" in dis
