@@ -1,0 +1,15 @@
+# history.gp: % change vs atomic-read of every analysed run (results/history.csv),
+# one tic per run (git commit and mode); dashed: 2011's values.
+load "common.gp"
+load datadir."/history.vars"
+set title "Throughput change vs atomic-read across analysed runs, 95% CI\n(modes differ: icount = instruction-path model, tcg = emulated, kvm = hardware)"
+set ylabel "% change of mean throughput"
+set xlabel "analysed run (git commit, mode)" offset 0,-1
+set xrange [0.5:nruns + 0.5]
+set xzeroaxis lt -1 lw 1 dt 2
+set key outside top center horizontal
+plot for [j=1:nhist] datadir.sprintf("/history_%d.dat", j) using 1:2:3:4 \
+	with yerrorbars lt value(sprintf("hcolor%d", j)) \
+	title value(sprintf("hlabel%d", j)), \
+	datadir."/history_2011.dat" using 1:2:3 with lines lc variable dt 2 \
+	title "2011 (dashed)"
