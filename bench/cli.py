@@ -1,0 +1,161 @@
+"""bench/run's command line: options, their validation, and --help."""
+import argparse
+import os
+
+from bench import plan, qemu
+
+DESCRIPTION = """\
+Boot each kernel variant in QEMU, once per run, run tbench in the guest and
+record every try in a results dir: results/<UTC time>-<git sha>/ with
+raw/ (console log and QEMU command line per try), runs.csv, samples.csv,
+plan.csv and meta.json.
+
+Runs are grouped in rounds; each round runs every variant once, in an order
+drawn from --seed and balanced over rounds. In icount mode every round has a
+perturbation seed shared by all variants, so results pair by seed.
+"""
+EPILOG = """\
+accelerators:
+  auto    kvm when /dev/kvm is usable (not PVM) and a probe boot reaches the
+          agent; otherwise icount. The reason is printed and recorded.
+  kvm     -accel kvm -cpu host: hardware, wall-clock throughput.
+  icount  single-vCPU TCG with -icount: deterministic guest time (an
+          instruction-path model); loads the branch-count plugin if present.
+  tcg     multi-threaded TCG, emulated wall-clock time: noisy.
+
+profiles (boots per variant x tbench seconds):
+  quick   icount 5 x 15 s, tcg 5 x 30 s, kvm 5 x 60 s (the default)
+  seed    5 x 600 s (tbench's default, as in 2011)
+
+exit codes: 0 every planned run succeeded; 1 runs failed or an error
+  (--resume DIR retries what is missing); 2 usage error; 130 interrupted
+  (finished runs are kept; --resume DIR completes the plan).
+"""
+DEFAULT_PERF = "branches,branch-misses,instructions,cycles,task-clock," \
+    "context-switches"
+
+
+class UsageError(Exception):
+    """A bad command line (exit 2)."""
+
+
+def _int_range(lo, hi):
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not an integer" % text)
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError("%d is not in %d..%d"
+                                             % (v, lo, hi))
+        return v
+    return parse
+
+
+def _positive_float(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number" % text)
+    if not v > 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return v
+
+
+def _perf(text):
+    if text == "none":
+        return text
+    events = text.split(",")
+    for e in events:
+        if not e or not all(c.isalnum() or c in "-_:./" for c in e):
+            raise argparse.ArgumentTypeError("bad perf event %r" % e)
+    if len(set(events)) != len(events):
+        raise argparse.ArgumentTypeError("repeated perf events")
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def parser():
+    p = _Parser(prog="bench/run", description=DESCRIPTION, epilog=EPILOG,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    a = p.add_argument
+    a("--builds", metavar="FILE",
+      help="builds.tsv: variant<TAB>build_dir (kernel-variants/build --out)")
+    a("--initramfs", metavar="PATH",
+      help="initramfs image for every variant, or a TSV variant<TAB>image")
+    a("--out", metavar="FILE", help="write the results dir path to FILE")
+    a("--profile", choices=sorted(plan.PROFILES), default="quick",
+      help="run length profile (default: quick)")
+    a("--boots", type=_int_range(1, 1000), metavar="N",
+      help="runs (boots) per variant (default: the profile's)")
+    a("--clients", type=_int_range(1, 512), default=20, metavar="N",
+      help="tbench clients (default: 20, as in 2011)")
+    a("--seconds", type=_int_range(1, 3600), metavar="S",
+      help="tbench seconds per run (default: the profile's)")
+    a("--variants", metavar="LIST",
+      help="comma-separated variants, in builds.tsv (default: all there)")
+    a("--seed", type=_int_range(0, 2 ** 63 - 1), metavar="N",
+      help="seed of the run order and perturbations (default: random, "
+           "recorded)")
+    a("--resume", metavar="DIR",
+      help="finish the plan of an interrupted results dir")
+    a("--accel", choices=("auto",) + qemu.MODES, default="auto",
+      help="accelerator (default: auto)")
+    a("--smp", type=_int_range(1, 64), metavar="N",
+      help="vCPUs (default: 2 for kvm and tcg; icount is always 1)")
+    a("--aa", nargs="?", const="", metavar="VARIANT",
+      help="A/A control: run one kernel (default: atomic-read, or the "
+           "first variant) under two labels A and B")
+    a("--perf", type=_perf, default=DEFAULT_PERF, metavar="LIST",
+      help="perf events the guest counts, or none (default: %s)"
+           % DEFAULT_PERF)
+    a("--no-plugin", action="store_true",
+      help="do not load the branch-count plugin in icount mode")
+    a("--retries", type=_int_range(0, 10), default=2, metavar="N",
+      help="extra tries per run after a failure (default: 2)")
+    a("--timeout", type=_positive_float, metavar="S",
+      help="hard wall-clock limit per try (default: from the mode and "
+           "--seconds)")
+    a("--results-root", metavar="DIR",
+      help="where results dirs are made (default: results/ in the repo)")
+    a("--quiet", action="store_true", help="no progress line (for CI)")
+    a("--dry-run", action="store_true",
+      help="print the plan and the QEMU commands; run nothing")
+    return p
+
+
+# Options that define a plan; --resume takes them from the results dir.
+PLAN_OPTIONS = ("profile", "boots", "clients", "seconds", "variants", "seed",
+                "smp", "aa", "perf", "no_plugin")
+
+
+def parse(argv):
+    """Parse and check argv; raises UsageError."""
+    args = parser().parse_args(argv)
+    if args.resume:
+        given = [o for o in PLAN_OPTIONS
+                 if getattr(args, o) != parser().get_default(o)]
+        if given:
+            raise UsageError("--resume takes the plan from the results dir; "
+                             "drop %s" % ", ".join(
+                                 "--" + o.replace("_", "-") for o in given))
+        if args.accel != "auto":
+            raise UsageError("--resume uses the accelerator recorded in the "
+                             "results dir; drop --accel")
+        if not os.path.isdir(args.resume):
+            raise UsageError("--resume %s: no such directory" % args.resume)
+    for opt in ("builds", "initramfs"):
+        if not getattr(args, opt):
+            raise UsageError("--%s is required" % opt)
+    if args.accel == "icount" and args.smp not in (None, 1):
+        raise UsageError("icount mode runs exactly one vCPU; drop --smp")
+    if args.variants is not None:
+        names = args.variants.split(",")
+        if not all(names) or len(set(names)) != len(names):
+            raise UsageError("--variants %r: give distinct names separated "
+                             "by commas" % args.variants)
+    return args

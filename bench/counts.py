@@ -1,0 +1,88 @@
+"""The TCG branch-count plugin (bench/plugin/) as seen by the runner.
+
+In icount mode each try loads the plugin with an output file; after the try
+the file holds `key=value` lines (integers), e.g. kernel_insns=..., and
+window=1 when the agent's start/end markers were seen (the counts then
+cover tbench's measured period only). This module finds the plugin and
+turns that file into runs.csv cells. A figure the plugin could not count
+(e.g. no closed window) is `not-counted` in the file and stays so in the
+cell: never a number that was not measured.
+"""
+import os
+import subprocess
+
+# counts-file key -> runs.csv column
+COLUMNS = {
+    "kernel_insns": "kernel_insns",
+    "user_insns": "user_insns",
+    "kernel_branches": "kernel_branches",
+    "user_branches": "user_branches",
+    "site_execs": "site_execs",
+    "window": "plugin_window",
+}
+
+NOT_MEASURED = ("not-counted", "not-supported")
+
+
+class PluginError(Exception):
+    """The plugin exists but could not be built or its output is unusable."""
+
+
+def find(root, run=subprocess.run):
+    """(path or None, note). None when bench/plugin/build-plugin is absent.
+
+    build-plugin prints the path of the built plugin (cached); a failure to
+    build raises PluginError: counts were expected, so do not silently skip.
+    """
+    builder = os.path.join(root, "bench", "plugin", "build-plugin")
+    if not os.access(builder, os.X_OK):
+        return None, "no branch-count plugin in this checkout (%s)" % builder
+    p = run([builder], capture_output=True, text=True, check=False)
+    path = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
+    if p.returncode != 0 or not path or not os.path.isfile(path):
+        tail = (p.stderr or "").strip().splitlines()[-3:]
+        raise PluginError("bench/plugin/build-plugin failed (status %d): %s"
+                          % (p.returncode, " | ".join(tail) or "no output"))
+    return path, "branch-count plugin %s" % path
+
+
+def parse(text):
+    """Parse a counts file's text into {column: int or "not-counted"}.
+
+    Raises ValueError on a malformed file or one without the instruction
+    counts."""
+    out = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep:
+            raise ValueError("line %d is not key=value: %r" % (n, line))
+        key = key.strip()
+        if key not in COLUMNS:
+            continue
+        value = value.strip()
+        if value in NOT_MEASURED:
+            out[COLUMNS[key]] = value
+            continue
+        try:
+            out[COLUMNS[key]] = int(value)
+        except ValueError:
+            raise ValueError("line %d: %s is not an integer: %r"
+                             % (n, key, value)) from None
+    missing = [k for k in ("kernel_insns", "user_insns") if k not in out]
+    if missing:
+        raise ValueError("counts lack %s" % ", ".join(missing))
+    return out
+
+
+def read(path):
+    """(cells, problem): cells {column: int} or {} with a one-line problem."""
+    try:
+        with open(path) as f:
+            return parse(f.read()), ""
+    except FileNotFoundError:
+        return {}, "plugin wrote no counts file"
+    except (OSError, ValueError) as e:
+        return {}, "plugin counts unreadable: %s" % e

@@ -1,0 +1,74 @@
+"""Facts about the host and the checkout for meta.json."""
+import os
+import platform
+import subprocess
+
+
+def _out(cmd, cwd=None):
+    """First line of a command's stdout, or "unknown" when it fails."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd,
+                           timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    line = p.stdout.strip().splitlines()[0] if p.stdout.strip() else ""
+    return line if p.returncode == 0 and line else "unknown"
+
+
+def _package(name):
+    return _out(["dpkg-query", "-W", "-f", "${Version}", name])
+
+
+def cpu_model(cpuinfo="/proc/cpuinfo"):
+    try:
+        with open(cpuinfo) as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def git_state(root):
+    """commit, short sha, dirty flag and the changed paths of the checkout."""
+    commit = _out(["git", "rev-parse", "HEAD"], cwd=root)
+    short = _out(["git", "rev-parse", "--short=7", "HEAD"], cwd=root)
+    try:
+        p = subprocess.run(["git", "status", "--porcelain"], cwd=root,
+                           capture_output=True, text=True, timeout=30,
+                           check=False)
+        changed = [ln[3:] for ln in p.stdout.splitlines()] \
+            if p.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired):
+        changed = None
+    return {"commit": commit, "short": short if short != "unknown" else "",
+            "dirty": bool(changed) if changed is not None else None,
+            "changed": changed}
+
+
+def host(qemu):
+    """Host hardware, kernel and tool versions."""
+    u = os.uname()
+    return {
+        "hostname": u.nodename,
+        "cpu_model": cpu_model(),
+        "cpus": os.cpu_count(),
+        "kernel": "%s %s" % (u.release, u.version),
+        "machine": u.machine,
+        "qemu": _out([qemu, "--version"]),
+        "gcc": _out(["gcc", "--version"]),
+        "python": platform.python_version(),
+        "packages": {p: _package(p) for p in
+                     ("qemu-system-x86", "dbench", "linux-perf",
+                      "linux-source-6.1")},
+        "loadavg_at_start": _loadavg(),
+    }
+
+
+def _loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return f.read().split()[:3]
+    except OSError:
+        return None

@@ -1,0 +1,144 @@
+"""The run plan: rounds, balanced orders and paired perturbation seeds.
+
+A plan is a list of Run, one per boot. Round r runs every label once. Rounds
+come in blocks of k (k = number of labels); each block is a Latin square
+with its rows, columns and symbols shuffled by the seed, so within a whole
+block every label runs once in every position: drift on the host hits all
+labels alike. Every run of round r gets the same perturbation seed, so that
+variants can be compared paired by seed. The plan depends only on (labels,
+rounds, seed, perturb) and is also stored as plan.csv in the results dir.
+"""
+import csv
+import random
+from collections import namedtuple
+
+Run = namedtuple("Run", "index round position variant label perturb_seed")
+FIELDS = list(Run._fields)
+PERTURB_MAX = 2 ** 32 - 1
+
+# Run length per profile and accelerator mode: (boots per label, seconds).
+# quick: what the default ./run_all.sh runs (icount: 15 runs of 3 variants
+#   in about 20 minutes here, see bench/README.md for the measurements);
+# seed: tbench's default 600 s per run, five runs per kernel, as in 2011.
+PROFILES = {
+    "quick": {"icount": (5, 15), "tcg": (5, 30), "kvm": (5, 60)},
+    "seed": {"icount": (5, 600), "tcg": (5, 600), "kvm": (5, 600)},
+}
+
+
+# Wall seconds of one try: BOOT + RATIO * tbench seconds, times PLUGIN_FACTOR
+# with the branch-count plugin (measured here, see bench/README.md).
+ESTIMATE = {"icount": (12.0, 2.6), "tcg": (15.0, 1.1), "kvm": (4.0, 1.0)}
+PLUGIN_FACTOR = 1.4
+
+
+def estimate(mode, seconds, plugin=False):
+    """Expected wall seconds of one try."""
+    boot, ratio = ESTIMATE[mode]
+    return (boot + ratio * seconds) * (PLUGIN_FACTOR if plugin else 1.0)
+
+
+def default_timeout(mode, seconds, plugin=False):
+    """Hard wall-clock limit of one try: generous, but bounded."""
+    return round(2 * estimate(mode, seconds, plugin) + 120)
+
+
+def profile_defaults(profile, mode):
+    """(boots, seconds) of a profile in an accelerator mode."""
+    return PROFILES[profile][mode]
+
+
+def _latin_block(k, rng):
+    """k rows (rounds) of a shuffled k x k Latin square of 0..k-1."""
+    rows = list(range(k))
+    cols = list(range(k))
+    syms = list(range(k))
+    rng.shuffle(rows)
+    rng.shuffle(cols)
+    rng.shuffle(syms)
+    return [[syms[(r + c) % k] for c in cols] for r in rows]
+
+
+def orders(k, rounds, seed):
+    """Per round, the order (a list of label positions 0..k-1)."""
+    rng = random.Random("order:%d" % seed)
+    out = []
+    while len(out) < rounds:
+        out.extend(_latin_block(k, rng))
+    return out[:rounds]
+
+
+def perturb_seeds(rounds, seed):
+    """One distinct perturbation seed (1..2^32-1) per round."""
+    rng = random.Random("perturb:%d" % seed)
+    seen = []
+    while len(seen) < rounds:
+        s = rng.randint(1, PERTURB_MAX)
+        if s not in seen:
+            seen.append(s)
+    return seen
+
+
+def make(labels, rounds, seed, perturb):
+    """Build the plan.
+
+    labels: list of (label, variant); for a normal run label == variant, for
+    an A/A control two labels share one variant. perturb: give each round a
+    perturbation seed (icount mode) or 0 (no perturbation).
+    """
+    if not labels:
+        raise ValueError("no variants to run")
+    if len({lab for lab, _ in labels}) != len(labels):
+        raise ValueError("duplicate labels: %s" % [lab for lab, _ in labels])
+    if rounds < 1:
+        raise ValueError("need at least one round")
+    seeds = perturb_seeds(rounds, seed) if perturb else [0] * rounds
+    plan = []
+    for r, order in enumerate(orders(len(labels), rounds, seed)):
+        for pos, which in enumerate(order):
+            label, variant = labels[which]
+            plan.append(Run(len(plan) + 1, r + 1, pos + 1, variant, label,
+                            seeds[r]))
+    return plan
+
+
+def write(plan, path):
+    """Store a plan as CSV."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(FIELDS)
+        for run in plan:
+            w.writerow(run)
+
+
+def read(path):
+    """Load a plan written by write()."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    plan = []
+    for row in rows:
+        plan.append(Run(int(row["index"]), int(row["round"]),
+                        int(row["position"]), row["variant"], row["label"],
+                        int(row["perturb_seed"])))
+    if [r.index for r in plan] != list(range(1, len(plan) + 1)):
+        raise ValueError("%s: run indexes are not 1..N" % path)
+    return plan
+
+
+def progress(plan, rows):
+    """Given runs.csv rows (dicts), return (pending runs, next try by index).
+
+    A run is finished when one of its tries has status ok; every other run is
+    pending, and its next try number follows the highest one recorded, so a
+    resumed plan never repeats a finished run nor reuses a try's files.
+    """
+    done = set()
+    last_try = {}
+    for row in rows:
+        index = int(row["index"])
+        last_try[index] = max(last_try.get(index, 0), int(row["try"]))
+        if row["status"] == "ok":
+            done.add(index)
+    pending = [r for r in plan if r.index not in done]
+    next_try = {r.index: last_try.get(r.index, 0) + 1 for r in pending}
+    return pending, next_try

@@ -1,0 +1,103 @@
+"""QEMU command lines and kernel command lines, one per accelerator mode.
+
+All modes: fixed memory and vCPU count, no network device (tbench uses the
+guest's loopback), no display, no monitor, the serial console to a file,
+-no-reboot (a guest reboot or panic=-1 ends QEMU). The CPU model is QEMU's
+default (qemu64) under TCG: it has no RDRAND, whose host-random values would
+break icount's determinism.
+
+  kvm     -accel kvm -cpu host; wall-clock throughput (hardware).
+  tcg     -accel tcg,thread=multi -smp N; emulated wall-clock (noisy).
+  icount  -accel tcg -icount shift=2,sleep=off, a fixed virtual RTC, -smp 1:
+          guest time advances 2^shift ns per instruction, so a run is a
+          deterministic instruction-path-length model (same seed, same bits).
+"""
+import os
+import shlex
+
+MODES = ("kvm", "tcg", "icount")
+QEMU = "qemu-system-x86_64"
+MEMORY_MB = 1024
+ICOUNT_SHIFT = 2
+RTC_BASE = "2020-01-01T00:00:00"
+# Always on the kernel command line. nokaslr: the same layout every boot
+# (icount determinism, comparable runs); oops=panic with panic=-1: a broken
+# kernel ends QEMU at once instead of hanging until the timeout.
+BASE_ARGS = "console=ttyS0 panic=-1 oops=panic nokaslr"
+
+
+class Guest:
+    """What one boot needs: kernel, initrd, kernel args and outputs."""
+
+    def __init__(self, kernel, initrd, append, console_log,
+                 plugin=None, counts_file=None):
+        self.kernel = kernel
+        self.initrd = initrd
+        self.append = append
+        self.console_log = console_log
+        self.plugin = plugin
+        self.counts_file = counts_file
+
+
+def binary():
+    """The QEMU to run: $JLBENCH_QEMU (e.g. a self-built one) or Debian's."""
+    return os.environ.get("JLBENCH_QEMU") or QEMU
+
+
+def kernel_args(params, variant, perturb_seed, boot_args=""):
+    """The kernel command line of one run.
+
+    params: dict with clients, seconds, perf (event list or "none") and
+    optionally timeout (seconds the agent allows tbench beyond `seconds`).
+    """
+    args = [BASE_ARGS,
+            "jlbench.mode=%s" % params.get("mode", "tbench"),
+            "jlbench.variant=%s" % variant,
+            "jlbench.clients=%d" % params["clients"],
+            "jlbench.seconds=%d" % params["seconds"],
+            "jlbench.perf=%s" % (params.get("perf") or "none"),
+            "jlbench.perturb=%d" % perturb_seed]
+    if params.get("guest_timeout"):
+        args.append("jlbench.timeout=%d" % params["guest_timeout"])
+    if boot_args and boot_args.strip():
+        args.append(" ".join(boot_args.split()))
+    return " ".join(args)
+
+
+def accel_args(mode, smp):
+    """The accelerator part of the command line."""
+    if mode == "kvm":
+        return ["-accel", "kvm", "-cpu", "host", "-smp", str(smp)]
+    if mode == "tcg":
+        return ["-accel", "tcg,thread=multi", "-smp", str(smp)]
+    if mode == "icount":
+        if smp != 1:
+            raise ValueError("icount mode runs one vCPU (got --smp %d)" % smp)
+        return ["-accel", "tcg",
+                "-icount", "shift=%d,sleep=off" % ICOUNT_SHIFT,
+                "-rtc", "base=%s,clock=vm" % RTC_BASE,
+                "-smp", "1"]
+    raise ValueError("unknown accelerator mode %r" % mode)
+
+
+def command(mode, guest, smp, memory_mb=MEMORY_MB, qemu=QEMU):
+    """The full QEMU argv for one boot."""
+    cmd = [qemu] + accel_args(mode, smp) + [
+        "-m", str(memory_mb),
+        "-nodefaults", "-nographic", "-no-reboot",
+        "-monitor", "none",
+        "-serial", "file:%s" % guest.console_log,
+        "-kernel", guest.kernel,
+        "-initrd", guest.initrd,
+        "-append", guest.append,
+    ]
+    if guest.plugin:
+        if mode == "kvm":
+            raise ValueError("TCG plugins do not run under KVM")
+        cmd += ["-plugin", "%s,outfile=%s" % (guest.plugin, guest.counts_file)]
+    return cmd
+
+
+def shell_line(cmd):
+    """One shell-quoted line that replays cmd."""
+    return shlex.join(cmd)

@@ -1,0 +1,350 @@
+"""bench/run end to end: inputs, accelerator, results dir, plan, the loop.
+
+A new session creates the results dir and plan; --resume reopens one and
+takes the plan, protocol and accelerator from its meta.json, checking that
+the kernels and images given are the ones it was started with.
+"""
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+from bench import accel, cli, console, counts, execute, hostinfo, inputs
+from bench import plan as planmod
+from bench import qemu, results, runner
+from bench.log import Log, duration
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROBE_SECONDS = 60
+
+
+class Fail(Exception):
+    """An error that ends bench/run with exit status 1; str() says why."""
+
+
+def _utc():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def probe_kvm(build, image, qemu_bin, log_path, bound=PROBE_SECONDS):
+    """Boot build under KVM until the agent starts: (ok, detail)."""
+    append = qemu.kernel_args({"clients": 1, "seconds": 1}, build.variant, 0,
+                              build.boot_args)
+    guest = qemu.Guest(build.kernel, image.path, append, log_path)
+    cmd = qemu.command("kvm", guest, 1, qemu_bin=qemu_bin)
+    t0 = time.monotonic()
+
+    def started():
+        try:
+            with open(log_path, errors="replace") as f:
+                return console.agent_started(f.read())
+        except FileNotFoundError:
+            return False
+
+    out = execute.run(cmd, log_path, bound, log_path + ".stderr",
+                      interrupted=started)
+    if out.kind == "interrupted":
+        return True, "reached the agent in %.1f s" % (time.monotonic() - t0)
+    try:
+        with open(log_path, errors="replace") as f:
+            last = console.parse(f.read()).last_line
+    except FileNotFoundError:
+        last = ""
+    return False, "%s without reaching the agent (last console line: %r)" % (
+        out.ended, last[:120])
+
+
+def _labels(args, builds):
+    variants = args.variants.split(",") if args.variants else list(builds)
+    unknown = [v for v in variants if v not in builds]
+    if unknown:
+        raise Fail("variants %s are not in %s (it has: %s)" % (
+            ", ".join(unknown), args.builds, ", ".join(builds)))
+    if args.aa is None:
+        return [(v, v) for v in variants], variants
+    v = args.aa or ("atomic-read" if "atomic-read" in variants
+                    else variants[0])
+    if v not in builds:
+        raise Fail("--aa %s: not in %s" % (v, args.builds))
+    return [("A", v), ("B", v)], [v]
+
+
+def _new_dir(root, short_sha):
+    base = os.path.join(root, results.dir_name(time.gmtime(), short_sha))
+    path, n = base, 1
+    while os.path.exists(path):
+        n += 1
+        path = "%s-%d" % (base, n)
+    return path
+
+
+def new_session(args, log, builds):
+    """(ctx-free setup) -> dict with everything main() needs."""
+    labels, variants = _labels(args, builds)
+    images = inputs.read_images(args.initramfs, variants)
+    seed = args.seed if args.seed is not None else random.SystemRandom(
+        ).randrange(2 ** 32)
+    qemu_bin = qemu.binary()
+    tmp = tempfile.mkdtemp(prefix="jlbench-probe-")
+    probe_log = os.path.join(tmp, "probe-kvm.log")
+    probe_build = builds.get("jump-label") or builds[variants[0]]
+    probe_image = images.get(probe_build.variant) or images[variants[0]]
+
+    def probe():
+        if args.dry_run:
+            return True, "not run (dry run)"
+        log.info("probing KVM: booting %s for at most %d s"
+                 % (probe_build.variant, PROBE_SECONDS))
+        return probe_kvm(probe_build, probe_image, qemu_bin, probe_log)
+
+    try:
+        decision = accel.decide(args.accel, probe)
+    except accel.AccelError as e:
+        shutil.rmtree(tmp)
+        raise Fail(str(e))
+    mode = decision.mode
+    log.write("accelerator: %s (%s)" % (mode, decision.reason), always=True)
+    boots, seconds = planmod.profile_defaults(args.profile, mode)
+    boots = args.boots or boots
+    seconds = args.seconds or seconds
+    smp = 1 if mode == "icount" else (args.smp or 2)
+    plugin, note = None, "not used (%s mode)" % mode
+    if mode == "icount" and args.no_plugin:
+        note = "disabled by --no-plugin"
+    elif mode == "icount" and args.dry_run:
+        plugin = "PLUGIN"
+        note = "dry run: PLUGIN stands for bench/plugin/build-plugin's output"
+    elif mode == "icount":
+        try:
+            plugin, note = counts.find(ROOT)
+        except counts.PluginError as e:
+            shutil.rmtree(tmp)
+            raise Fail("%s (or run with --no-plugin)" % e)
+    if mode == "icount" and plugin is None and not args.no_plugin:
+        log.warn("branch counts will be empty: %s" % note)
+    perf_events = [] if args.perf == "none" else args.perf.split(",")
+    params = {"mode": "tbench", "clients": args.clients, "seconds": seconds,
+              "perf": args.perf, "perf_events": perf_events}
+    the_plan = planmod.make(labels, boots, seed, perturb=mode == "icount")
+    git = hostinfo.git_state(ROOT)
+    timeout = args.timeout or planmod.default_timeout(mode, seconds,
+                                                      bool(plugin))
+    meta = {
+        "format": 1, "tool": "bench/run", "created_utc": _utc(),
+        "end_utc": None, "sessions": [], "git": git,
+        "accel": dict(decision.as_dict(), smp=smp, qemu=qemu_bin,
+                      memory_mb=qemu.MEMORY_MB,
+                      accel_args=qemu.accel_args(mode, smp),
+                      kernel_args_base=qemu.BASE_ARGS),
+        "protocol": dict(params, guest_protocol=console.PROTOCOL),
+        "plan": {"profile": args.profile, "boots": boots, "seed": seed,
+                 "labels": labels, "variants": variants,
+                 "aa": args.aa is not None, "runs": len(the_plan),
+                 "order": "shuffled Latin squares per block of rounds",
+                 "perturbation": "per round, shared by all variants"
+                 if mode == "icount" else "none"},
+        "runner": {"retries": args.retries, "timeout_s": timeout,
+                   "grace_s": execute.GRACE_SECONDS},
+        "builds": {v: {"dir": builds[v].dir, "hash": builds[v].hash,
+                       "boot_args": builds[v].boot_args,
+                       "build": builds[v].info} for v in variants},
+        "images": {v: {"path": images[v].path, "hash": images[v].hash}
+                   for v in variants},
+        "plugin": {"path": plugin, "note": note},
+    }
+    if args.dry_run:
+        shutil.rmtree(tmp)
+        return dict(meta=meta, plan=the_plan, pending=the_plan,
+                    next_try={r.index: 1 for r in the_plan}, resdir=None,
+                    images=images, qemu_bin=qemu_bin)
+    root = args.results_root or os.path.join(ROOT, "results")
+    resdir = results.ResultsDir.create(_new_dir(root, git["short"]),
+                                       perf_events)
+    if os.path.exists(probe_log):
+        os.rename(probe_log, os.path.join(resdir.raw, "probe-kvm.log"))
+    shutil.rmtree(tmp)
+    meta["host"] = hostinfo.host(qemu_bin)
+    planmod.write(the_plan, resdir.plan_csv)
+    resdir.write_meta(meta)
+    return dict(meta=meta, plan=the_plan, pending=the_plan,
+                next_try={r.index: 1 for r in the_plan}, resdir=resdir,
+                images=images, qemu_bin=qemu_bin)
+
+
+def resume_session(args, log, builds):
+    """Reopen args.resume; check that builds and images match its meta."""
+    try:
+        resdir, notes = results.ResultsDir.open(args.resume)
+    except FileNotFoundError as e:
+        raise Fail(str(e))
+    for n in notes:
+        log.warn(n)
+    meta = resdir.meta()
+    variants = meta["plan"]["variants"]
+    missing = [v for v in variants if v not in builds]
+    if missing:
+        raise Fail("%s lacks %s, which %s was run with" % (
+            args.builds, ", ".join(missing), args.resume))
+    images = inputs.read_images(args.initramfs, variants)
+    for v in variants:
+        if builds[v].hash != meta["builds"][v]["hash"]:
+            raise Fail("kernel %s is build %s, but %s was run with build %s:"
+                       " resume with the same kernels" % (
+                           v, builds[v].hash, args.resume,
+                           meta["builds"][v]["hash"]))
+        if images[v].hash != meta["images"][v]["hash"]:
+            raise Fail("image for %s has hash %s, but %s was run with %s" % (
+                v, images[v].hash, args.resume, meta["images"][v]["hash"]))
+    mode = meta["accel"]["mode"]
+    if mode == "kvm":
+        usable, _, why = accel.kvm_usable()
+        if not usable:
+            raise Fail("%s was run under kvm, which this host cannot use: %s"
+                       % (args.resume, why))
+    if meta["plugin"]["path"] and not args.dry_run:
+        try:
+            path, note = counts.find(ROOT)
+        except counts.PluginError as e:
+            raise Fail(str(e))
+        if path is None:
+            raise Fail("%s was run with the branch-count plugin: %s" % (
+                args.resume, note))
+        meta["plugin"]["path"] = path
+    the_plan = planmod.read(resdir.plan_csv)
+    pending, next_try = planmod.progress(the_plan, resdir.rows())
+    if args.timeout:
+        meta["runner"]["timeout_s"] = args.timeout
+    meta["runner"]["retries"] = args.retries
+    log.write("resuming %s: %d of %d runs left, accelerator %s"
+              % (args.resume, len(pending), len(the_plan), mode),
+              always=True)
+    return dict(meta=meta, plan=the_plan, pending=pending,
+                next_try=next_try, resdir=resdir, images=images,
+                qemu_bin=qemu.binary())
+
+
+def _context(s, builds, log, args, stop):
+    meta = s["meta"]
+    return runner.Context(
+        mode=meta["accel"]["mode"], params=meta["protocol"],
+        smp=meta["accel"]["smp"], builds=builds, images=s["images"],
+        resdir=s["resdir"], log=log, plugin=meta["plugin"]["path"],
+        retries=meta["runner"]["retries"],
+        timeout=meta["runner"]["timeout_s"],
+        memory_mb=meta["accel"]["memory_mb"], stop=stop,
+        qemu_bin=s["qemu_bin"])
+
+
+def _dry_run(s, ctx):
+    meta = s["meta"]
+    p = meta["plan"]
+    print("# plan: %d runs = %d variants/labels x %d boots, seed %d, "
+          "accelerator %s" % (len(s["plan"]), len(p["labels"]), p["boots"],
+                              p["seed"], meta["accel"]["mode"]))
+    print("# accelerator: %s" % meta["accel"]["reason"])
+    print("# runs.csv rows would go to results/<UTC time>-<git sha>/")
+
+    class Dummy:
+        @staticmethod
+        def raw_base(run, try_no):
+            return "RESULTS/raw/%03d-%s-try%d" % (
+                run.index, run.variant, try_no)
+    ctx.resdir = Dummy()
+    for run in s["pending"]:
+        cmd, _ = runner.try_command(ctx, run, Dummy.raw_base(run, 1))
+        print("# run %d round %d position %d %s perturb %d" % (
+            run.index, run.round, run.position, run.label, run.perturb_seed))
+        print(qemu.shell_line(cmd))
+
+
+def _resume_hint(args, path):
+    return "finish it with: bench/run --resume %s --builds %s --initramfs %s" \
+        % (path, args.builds, args.initramfs)
+
+
+def main(argv):
+    try:
+        args = cli.parse(argv)
+    except cli.UsageError as e:
+        Log().error("%s (see bench/run --help)" % e)
+        return 2
+    log = Log(quiet=args.quiet)
+    try:
+        builds = inputs.read_builds(args.builds)
+        s = (resume_session if args.resume else new_session)(args, log,
+                                                             builds)
+    except (Fail, inputs.InputError, ValueError) as e:
+        log.error(str(e))
+        return 1
+    meta = s["meta"]
+    flag = []
+
+    def on_signal(signum, frame):
+        flag.append(signum)
+
+    ctx = _context(s, builds, log, args, stop=lambda: bool(flag))
+    mode = meta["accel"]["mode"]
+    per_try = planmod.estimate(mode, meta["protocol"]["seconds"],
+                               bool(meta["plugin"]["path"]))
+    log.write("plan: %d runs left of %d (%s mode, %d s tbench, %d clients);"
+              " expected duration %s (%s per run)" % (
+                  len(s["pending"]), len(s["plan"]), mode,
+                  meta["protocol"]["seconds"], meta["protocol"]["clients"],
+                  duration(per_try * len(s["pending"])), duration(per_try)),
+              always=True)
+    if args.dry_run:
+        try:
+            _dry_run(s, ctx)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    resdir = s["resdir"]
+    log.to_file(resdir.log_file)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(resdir.path + "\n")
+    log.info("results dir: %s" % resdir.path)
+    session = {"start_utc": _utc(), "argv": argv, "outcome": "running"}
+    meta["sessions"].append(session)
+    resdir.write_meta(meta)
+    old = {sig: signal.signal(sig, on_signal)
+           for sig in (signal.SIGINT, signal.SIGTERM)}
+    status = 0
+    try:
+        gave_up = runner.run_plan(ctx, s["pending"], s["next_try"],
+                                  len(s["plan"]), per_try)
+        if gave_up:
+            session["outcome"] = "%d runs failed all tries" % len(gave_up)
+            log.error("%s; %s" % (session["outcome"],
+                                  _resume_hint(args, resdir.path)))
+            status = 1
+        else:
+            session["outcome"] = "complete"
+    except runner.Interrupted:
+        log.done()
+        session["outcome"] = "interrupted"
+        log.error("interrupted: the try in flight was discarded, finished "
+                  "runs are kept; %s" % _resume_hint(args, resdir.path))
+        status = 130
+    except RuntimeError as e:
+        session["outcome"] = "stopped: %s" % e
+        log.error("%s; %s" % (e, _resume_hint(args, resdir.path)))
+        status = 1
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        session["end_utc"] = meta["end_utc"] = _utc()
+        resdir.write_meta(meta)
+    rows = resdir.rows()
+    ok = sum(1 for r in rows if r["status"] == "ok")
+    log.write("%d runs ok, %d failed tries; results in %s" % (
+        ok, len(rows) - ok, resdir.path), always=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

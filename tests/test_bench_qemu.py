@@ -1,0 +1,105 @@
+"""bench/qemu.py: the command line of each accelerator mode."""
+import shlex
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT))
+from bench import qemu  # noqa: E402
+
+PARAMS = {"clients": 20, "seconds": 15, "perf": "branches,cycles"}
+
+
+def guest(plugin=None):
+    return qemu.Guest("/b/bzImage", "/i/initrd.gz", "console=ttyS0 x=1",
+                      "/r/raw/001-v-try1.log", plugin=plugin,
+                      counts_file="/r/raw/001-v-try1.counts")
+
+
+def opt(cmd, name):
+    """Values of every occurrence of option name in cmd."""
+    return [cmd[i + 1] for i, a in enumerate(cmd) if a == name]
+
+
+def common(cmd):
+    assert cmd[0] == "qemu-system-x86_64"
+    assert opt(cmd, "-m") == ["1024"]
+    for flag in ("-nodefaults", "-nographic", "-no-reboot"):
+        assert flag in cmd
+    assert opt(cmd, "-serial") == ["file:/r/raw/001-v-try1.log"]
+    assert opt(cmd, "-monitor") == ["none"]
+    assert opt(cmd, "-kernel") == ["/b/bzImage"]
+    assert opt(cmd, "-initrd") == ["/i/initrd.gz"]
+    assert opt(cmd, "-append") == ["console=ttyS0 x=1"]
+    # no network device of any kind: tbench runs on the guest's loopback
+    assert not any(a in cmd for a in ("-net", "-netdev", "-nic", "-device"))
+
+
+def test_kvm():
+    cmd = qemu.command("kvm", guest(), 2)
+    common(cmd)
+    assert opt(cmd, "-accel") == ["kvm"]
+    assert opt(cmd, "-cpu") == ["host"]
+    assert opt(cmd, "-smp") == ["2"]
+    assert "-icount" not in cmd
+
+
+def test_tcg():
+    cmd = qemu.command("tcg", guest(), 2)
+    common(cmd)
+    assert opt(cmd, "-accel") == ["tcg,thread=multi"]
+    assert opt(cmd, "-smp") == ["2"]
+    assert "-icount" not in cmd and "-cpu" not in cmd
+
+
+def test_icount():
+    cmd = qemu.command("icount", guest(), 1)
+    common(cmd)
+    assert opt(cmd, "-accel") == ["tcg"]
+    assert opt(cmd, "-icount") == ["shift=2,sleep=off"]
+    assert opt(cmd, "-rtc") == ["base=2020-01-01T00:00:00,clock=vm"]
+    assert opt(cmd, "-smp") == ["1"]
+    # default CPU model: no RDRAND, whose values would differ per boot
+    assert "-cpu" not in cmd
+
+
+def test_icount_is_single_cpu():
+    with pytest.raises(ValueError):
+        qemu.command("icount", guest(), 2)
+
+
+def test_plugin_only_where_asked_and_never_under_kvm():
+    cmd = qemu.command("icount", guest("/c/branches.so"), 1)
+    assert opt(cmd, "-plugin") == [
+        "/c/branches.so,outfile=/r/raw/001-v-try1.counts"]
+    assert "-plugin" not in qemu.command("icount", guest(), 1)
+    with pytest.raises(ValueError):
+        qemu.command("kvm", guest("/c/branches.so"), 1)
+
+
+def test_unknown_mode():
+    with pytest.raises(ValueError):
+        qemu.command("hvf", guest(), 1)
+
+
+def test_kernel_args():
+    args = qemu.kernel_args(PARAMS, "jump-label", 1234, " foo=1  bar ")
+    words = args.split()
+    for w in ("console=ttyS0", "panic=-1", "nokaslr", "oops=panic",
+              "jlbench.mode=tbench", "jlbench.variant=jump-label",
+              "jlbench.clients=20", "jlbench.seconds=15",
+              "jlbench.perf=branches,cycles", "jlbench.perturb=1234",
+              "foo=1", "bar"):
+        assert w in words, w
+    assert words.index("bar") == len(words) - 1
+    assert "jlbench.timeout" not in args
+    none = qemu.kernel_args(dict(PARAMS, perf="", guest_timeout=60), "v", 0)
+    assert "jlbench.perf=none" in none.split()
+    assert "jlbench.timeout=60" in none.split()
+
+
+def test_shell_line_replays_the_argv():
+    cmd = qemu.command("icount", guest(), 1)
+    assert shlex.split(qemu.shell_line(cmd)) == cmd

@@ -1,0 +1,245 @@
+"""bench/run end to end with a stand-in QEMU (tests/fixtures/bench/).
+
+These check the runner's bookkeeping: the plan, runs.csv rows for failed and
+retried tries, --resume, Ctrl-C, --out, --dry-run and option errors. The
+stand-in boots nothing; the real boots are in test_bench_integration.py.
+"""
+import csv
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, run
+
+sys.path.insert(0, str(ROOT))
+from bench import plan, results, runner  # noqa: E402
+from bench.inputs import read_builds, read_images  # noqa: E402
+from bench.log import Log  # noqa: E402
+
+STANDIN = ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu"
+RUN = str(ROOT / "bench" / "run")
+VARIANTS = ("jump-label", "atomic-read", "plain-read")
+
+
+@pytest.fixture
+def setup(tmp_path):
+    lines = []
+    for v in VARIANTS:
+        d = tmp_path / "builds" / v
+        d.mkdir(parents=True)
+        (d / "bzImage").write_bytes(b"not a kernel")
+        (d / "build.json").write_text(json.dumps({"hash": "h" + v[:4],
+                                                  "boot_args": ""}))
+        lines.append("%s\t%s\n" % (v, d))
+    (tmp_path / "builds.tsv").write_text("".join(lines))
+    (tmp_path / "img.cpio.gz").write_bytes(gzip.compress(b"070701"))
+    script = tmp_path / "script"
+    env = dict(os.environ, JLBENCH_QEMU=str(STANDIN),
+               STANDIN_SCRIPT=str(script))
+    base = [RUN, "--builds", str(tmp_path / "builds.tsv"),
+            "--initramfs", str(tmp_path / "img.cpio.gz"),
+            "--results-root", str(tmp_path / "results"),
+            "--out", str(tmp_path / "out"), "--quiet"]
+    return tmp_path, base, env, script
+
+
+def rows(d):
+    with open(os.path.join(d, "runs.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_plan_with_failures_retries_and_records_every_try(setup):
+    tmp, base, env, script = setup
+    script.write_text("crash\npanic\nok\nerror\n")
+    p = run(base + ["--accel", "icount", "--boots", "2", "--seconds", "1",
+                    "--seed", "5", "--no-plugin"], env=env)
+    d = (tmp / "out").read_text().strip()
+    assert os.path.dirname(d) == str(tmp / "results")
+    r = rows(d)
+    assert [(x["index"], x["try"], x["status"]) for x in r] == [
+        ("1", "1", "failed"), ("1", "2", "failed"), ("1", "3", "ok"),
+        ("2", "1", "failed"), ("2", "2", "ok"),
+        ("3", "1", "ok"), ("4", "1", "ok"), ("5", "1", "ok"),
+        ("6", "1", "ok")]
+    assert "stand-in crash" in r[0]["reason"]
+    assert r[1]["reason"].startswith("kernel panic: stand-in")
+    assert r[3]["reason"] == "guest error: stand-in error"
+    assert {x["mode"] for x in r} == {"icount"}
+    assert all(x["throughput_mbps"] == "" for x in r if x["status"] != "ok")
+    the_plan = plan.read(os.path.join(d, "plan.csv"))
+    assert the_plan == plan.make([(v, v) for v in VARIANTS], 2, 5, True)
+    for x in r:
+        assert int(x["perturb_seed"]) == the_plan[int(x["index"]) - 1] \
+            .perturb_seed
+        expect = "%.4f" % (40 + int(x["perturb_seed"]) % 1000 / 100.0)
+        if x["status"] == "ok":
+            assert x["throughput_mbps"] == expect
+            assert x["kernel_hash"] == "h" + x["variant"][:4]
+    raw = sorted(os.listdir(os.path.join(d, "raw")))
+    assert "001-%s-try3.log" % the_plan[0].variant in raw
+    assert "001-%s-try1.qemu-cmd" % the_plan[0].variant in raw
+    assert "001-%s-try1.stderr" % the_plan[0].variant in raw
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    assert meta["accel"]["mode"] == "icount"
+    assert meta["plan"]["seed"] == 5 and meta["sessions"][0]["outcome"] \
+        == "complete"
+    assert meta["end_utc"] and meta["git"]["commit"]
+    with open(os.path.join(d, "samples.csv")) as f:
+        assert len(f.read().splitlines()) == 1 + 6 * 3
+    assert "plan: 6 runs left of 6" in p.stderr
+
+
+def test_a_run_that_always_fails_stays_pending_and_resume_finishes(setup):
+    tmp, base, env, script = setup
+    script.write_text("hang\n" * 2)
+    p = run(base + ["--accel", "tcg", "--boots", "1", "--seconds", "1",
+                    "--retries", "1", "--timeout", "1.5", "--seed", "1"],
+            env=env, check=False)
+    assert p.returncode == 1, p.stderr
+    assert "1 runs failed all tries" in p.stderr and "--resume" in p.stderr
+    d = (tmp / "out").read_text().strip()
+    r = rows(d)
+    assert [(x["index"], x["try"], x["status"]) for x in r] == [
+        ("1", "1", "failed"), ("1", "2", "failed"), ("2", "1", "ok"),
+        ("3", "1", "ok")]
+    assert "timeout" in r[0]["reason"]
+    assert {x["perturb_seed"] for x in r} == {"0"}      # tcg: no perturbation
+    p = run([RUN, "--resume", d] + base[1:], env=env)
+    r = rows(d)
+    assert [(x["index"], x["try"], x["status"]) for x in r][4:] == [
+        ("1", "3", "ok")]
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    assert [s["outcome"] for s in meta["sessions"]] == [
+        "1 runs failed all tries", "complete"]
+    p = run([RUN, "--resume", d] + base[1:], env=env)
+    assert "0 of 3 runs left" in p.stderr
+    assert len(rows(d)) == 5
+
+
+def test_resume_refuses_other_kernels_and_plan_options(setup):
+    tmp, base, env, script = setup
+    run(base + ["--accel", "icount", "--boots", "1", "--seconds", "1",
+                "--variants", "jump-label", "--no-plugin"], env=env)
+    d = (tmp / "out").read_text().strip()
+    bj = tmp / "builds" / "jump-label" / "build.json"
+    bj.write_text(json.dumps({"hash": "other"}))
+    p = run([RUN, "--resume", d] + base[1:], env=env, check=False)
+    assert p.returncode == 1 and "resume with the same kernels" in p.stderr
+    p = run([RUN, "--resume", d, "--boots", "3"] + base[1:], env=env,
+            check=False)
+    assert p.returncode == 2 and "drop --boots" in p.stderr
+
+
+def test_three_hopeless_runs_stop_the_plan(setup):
+    tmp, base, env, script = setup
+    script.write_text("crash\n" * 20)
+    p = run(base + ["--accel", "icount", "--boots", "2", "--seconds", "1",
+                    "--retries", "0", "--no-plugin"], env=env, check=False)
+    assert p.returncode == 1 and "3 runs in a row failed" in p.stderr
+    assert len(rows((tmp / "out").read_text().strip())) == 3
+
+
+def test_interrupt_keeps_finished_rows_and_resume_completes(setup):
+    tmp, base, env, script = setup
+    script.write_text("ok\nhang\n")
+    proc = subprocess.Popen(base + ["--accel", "icount", "--boots", "1",
+                                    "--seconds", "1", "--no-plugin"],
+                            env=env, stderr=subprocess.PIPE, text=True)
+    calls = str(script) + ".calls"
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 20:
+        if os.path.exists(calls) and len(open(calls).readlines()) == 2:
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "bench/run --resume" in err
+    d = (tmp / "out").read_text().strip()
+    assert [(x["index"], x["status"]) for x in rows(d)] == [("1", "ok")]
+    assert not [f for f in os.listdir(os.path.join(d, "raw"))
+                if f.startswith("002-")]
+    run([RUN, "--resume", d] + base[1:], env=env)
+    assert [(x["index"], x["try"]) for x in rows(d)] == [
+        ("1", "1"), ("2", "1"), ("3", "1")]
+
+
+def test_aa_control(setup):
+    tmp, base, env, script = setup
+    run(base + ["--accel", "icount", "--boots", "2", "--seconds", "1",
+                "--aa", "--no-plugin"], env=env)
+    r = rows((tmp / "out").read_text().strip())
+    assert {x["variant"] for x in r} == {"atomic-read"}
+    assert sorted(x["label"] for x in r) == ["A", "A", "B", "B"]
+
+
+def test_dry_run_prints_commands_and_writes_nothing(setup):
+    tmp, base, env, script = setup
+    p = run(base + ["--dry-run", "--accel", "tcg", "--smp", "3",
+                    "--boots", "2", "--seed", "3"], env=env)
+    cmds = [ln for ln in p.stdout.splitlines() if not ln.startswith("#")]
+    assert len(cmds) == 6
+    assert all("-accel tcg,thread=multi" in c and "-smp 3" in c
+               for c in cmds)
+    assert not (tmp / "results").exists() and not (tmp / "out").exists()
+    assert not os.path.exists(str(script) + ".calls")
+    assert "expected duration" in p.stderr
+
+
+@pytest.mark.parametrize("extra, msg", [
+    (["--boots", "0"], "--boots"),
+    (["--clients", "600"], "--clients"),
+    (["--accel", "hvf"], "--accel"),
+    (["--accel", "icount", "--smp", "2"], "one vCPU"),
+    (["--variants", "a,,b"], "--variants"),
+    (["--perf", "cycles,cycles"], "repeated"),
+    (["--timeout", "-1"], "--timeout"),
+    (["--bogus"], "unrecognized"),
+])
+def test_usage_errors(setup, extra, msg):
+    tmp, base, env, script = setup
+    p = run(base + extra, env=env, check=False)
+    assert p.returncode == 2 and msg in p.stderr, p.stderr
+
+
+def test_input_errors(setup):
+    tmp, base, env, script = setup
+    p = run(base + ["--variants", "nope"], env=env, check=False)
+    assert p.returncode == 1 and "nope" in p.stderr
+    p = run([RUN, "--builds", str(tmp / "missing.tsv"), "--initramfs", "x"],
+            env=env, check=False)
+    assert p.returncode == 1 and "missing.tsv" in p.stderr
+
+
+def test_plugin_counts_reach_runs_csv(setup):
+    tmp, base, env, script = setup
+    os.environ["JLBENCH_QEMU"] = str(STANDIN)
+    builds = read_builds(str(tmp / "builds.tsv"))
+    images = read_images(str(tmp / "img.cpio.gz"), list(builds))
+    resdir = results.ResultsDir.create(str(tmp / "r"), [])
+    params = {"clients": 2, "seconds": 1, "perf": "none", "perf_events": []}
+    ctx = runner.Context("icount", params, 1, builds, images, resdir,
+                         Log(quiet=True), plugin="/fake/branches.so",
+                         timeout=30, qemu_bin=str(STANDIN))
+    p = plan.make([("jump-label", "jump-label")], 1, 4, True)
+    row = runner.one_try(ctx, p[0], 1)
+    assert row["status"] == "ok", row["reason"]
+    assert row["kernel_insns"] == 1000 + p[0].perturb_seed
+    assert row["plugin_window"] == 1 and row["site_execs"] == "not-counted"
+    script.write_text("error\n")
+    env_script = os.environ.get("STANDIN_SCRIPT")
+    os.environ["STANDIN_SCRIPT"] = str(script)
+    try:
+        row = runner.one_try(ctx, p[0], 2)
+    finally:
+        if env_script is None:
+            del os.environ["STANDIN_SCRIPT"]
+        del os.environ["JLBENCH_QEMU"]
+    assert row["status"] == "failed" and "kernel_insns" not in row
