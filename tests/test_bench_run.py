@@ -243,3 +243,18 @@ def test_plugin_counts_reach_runs_csv(setup):
             del os.environ["STANDIN_SCRIPT"]
         del os.environ["JLBENCH_QEMU"]
     assert row["status"] == "failed" and "kernel_insns" not in row
+
+
+def test_bench_overhead_on_a_results_dir(setup):
+    tmp, base, env, script = setup
+    run(base + ["--accel", "icount", "--boots", "3", "--seconds", "1",
+                "--no-plugin"], env=env)
+    d = (tmp / "out").read_text().strip()
+    p = run([str(ROOT / "bench" / "bench-overhead"), d])
+    out = p.stdout
+    assert "harness overhead per try (icount mode, tbench 1 s)" in out
+    assert "spread across perturbation seeds" in out
+    # the stand-in's throughput depends on the seed only: every pair is equal
+    assert "jump-label     +0.000 %  +- 0.000 %  (n=3)" in out
+    assert run([str(ROOT / "bench" / "bench-overhead"), str(tmp / "no")],
+               check=False).returncode == 2
