@@ -41,7 +41,7 @@ def intro(st, res, rel):
         "Run [`%s`](%s): %s, git commit `%s`%s, from %s to %s." % (
             st["run_id"], rel, runs, git.get("commit", "unknown"),
             " (dirty tree)" if git.get("dirty") else "",
-            meta.get("start_time", "?"), meta.get("end_time", "?"))])
+            meta.get("created_utc") or "?", meta.get("end_utc") or "?")])
 
 
 def site_explanation(st):
@@ -72,7 +72,7 @@ def site_explanation(st):
 
 def builds(res):
     if not res.builds:
-        return "No build.json in this results dir (builds/<variant>.json)."
+        return "No build.json in this results dir (meta.json builds)."
     rows = []
     for v in reference.label_order(res.builds):
         b = res.builds[v]
@@ -94,8 +94,9 @@ def builds(res):
     lacking = sorted(set(res.runs["variant"]) - set(res.builds))
     if lacking:
         out += "\n\nNo build.json for: %s." % ", ".join(lacking)
-    return out + ("\n\nFrom builds/<variant>.json: jump table entries are "
-                  "(`__stop___jump_table` - `__start___jump_table`) / 16 in "
+    return out + ("\n\nFrom each build.json (in meta.json): jump table "
+                  "entries are (`__stop___jump_table` - "
+                  "`__start___jump_table`) / 16 in "
                   "vmlinux; the site is a disassembled hot static-key "
                   "check (NOP for jump labels, load + Jcc otherwise).")
 
@@ -146,11 +147,16 @@ def warnings(st):
 
 
 def _flat(prefix, x, out):
+    """(dotted key, text) pairs of a JSON value; lists of objects are
+    numbered (sessions.0.start_utc)."""
     if isinstance(x, dict):
         for k, v in x.items():
             _flat("%s.%s" % (prefix, k) if prefix else str(k), v, out)
+    elif isinstance(x, list) and any(isinstance(v, dict) for v in x):
+        for i, v in enumerate(x):
+            _flat("%s.%d" % (prefix, i), v, out)
     elif isinstance(x, list):
-        out.append((prefix, ", ".join(str(v) for v in x)))
+        out.append((prefix, " ".join(str(v) for v in x)))
     else:
         out.append((prefix, "" if x is None else str(x)))
 

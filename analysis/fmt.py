@@ -56,6 +56,12 @@ def p(x):
     return "%.2g" % x
 
 
+def p_is(x):
+    """'p=0.012' or 'p<0.0001'."""
+    text = p(x)
+    return "p" + text if text.startswith("<") else "p=" + text
+
+
 def mean_ci(d, f=mbps):
     """'40.300 [40.104, 40.496]' from a describe() dict."""
     if missing(d.get("mean")):

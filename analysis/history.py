@@ -17,18 +17,17 @@ RUN_ID = re.compile(r"^(.+)-([0-9a-f]{4,40})$")
 
 
 def run_facts(run_id, meta):
-    """Date and git commit of a run: meta.json, else the dir name
-    (results/<UTC time>-<git short sha>)."""
+    """Date, git commit and profile of a run: meta.json as bench/run writes
+    it, else the dir name (results/<UTC time>-<git short sha>)."""
     git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+    plan = meta.get("plan") if isinstance(meta.get("plan"), dict) else {}
     m = RUN_ID.match(run_id)
-    date = meta.get("start_time") or (m.group(1) if m else "")
+    date = meta.get("created_utc") or (m.group(1) if m else "")
     commit = git.get("commit") or (m.group(2) if m else "")
-    dirty = git.get("dirty", "")
-    proto = meta.get("protocol") if isinstance(meta.get("protocol"),
-                                               dict) else {}
+    dirty = git.get("dirty")
     return {"date": str(date), "git_commit": str(commit),
-            "git_dirty": "" if dirty == "" else str(bool(dirty)).lower(),
-            "profile": str(proto.get("profile", ""))}
+            "git_dirty": "" if dirty is None else str(bool(dirty)).lower(),
+            "profile": str(plan.get("profile", ""))}
 
 
 def rows(st, meta, builds):

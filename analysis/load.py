@@ -1,7 +1,8 @@
 """Read a jlbench results dir (format: bench/FORMATS.md) into pandas.
 
 Analysis never re-parses raw console logs: it reads runs.csv, samples.csv,
-meta.json, builds/<variant>.json and the optional selftest.csv.
+meta.json (with each variant's build.json under builds.<variant>.build)
+and the optional selftest.csv.
 """
 import json
 import os
@@ -114,17 +115,16 @@ def read_json(path):
             raise FormatError("%s: %s" % (path, e))
 
 
-def read_builds(results_dir, variants, meta):
-    """build.json per variant: builds/<variant>.json in the results dir,
-    else an object under meta.json "builds"; variants without one are
-    left out."""
+def read_builds(variants, meta):
+    """build.json of each variant, as bench/run copies it into meta.json
+    (builds.<variant>.build); variants without one are left out."""
     out = {}
+    builds = meta.get("builds") if isinstance(meta.get("builds"), dict) \
+        else {}
     for v in variants:
-        d = read_json(os.path.join(results_dir, "builds", v + ".json"))
-        if not d and isinstance(meta.get("builds", {}).get(v), dict):
-            d = meta["builds"][v]
-        if d:
-            out[v] = d
+        b = builds.get(v)
+        if isinstance(b, dict) and isinstance(b.get("build"), dict):
+            out[v] = b["build"]
     return out
 
 
@@ -151,7 +151,7 @@ class Results:
         self.samples = read_samples(os.path.join(self.path, "samples.csv"))
         self.meta = read_json(os.path.join(self.path, "meta.json"))
         variants = sorted(set(self.runs["variant"]))
-        self.builds = read_builds(self.path, variants, self.meta)
+        self.builds = read_builds(variants, self.meta)
         self.selftest = read_selftest(os.path.join(self.path, "selftest.csv"))
 
     def file(self, name):

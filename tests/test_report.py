@@ -1,0 +1,138 @@
+"""REPORT.md rendering against golden files (tests/golden/).
+
+On a mismatch the test writes the rendered text next to the golden file as
+<name>.got (ignored by git) and fails; to accept a deliberate change, set
+JLBENCH_UPDATE_GOLDEN=1 and rerun, then review the diff of tests/golden/.
+"""
+import difflib
+import os
+import shutil
+import sys
+
+from conftest import PYTHON, ROOT, run
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
+import synth  # noqa: E402
+
+GOLDEN = ROOT / "tests" / "golden"
+PER_OP = {
+    "jump-label": {"kernel_insns": 61234.5, "kernel_branches": 10120.25,
+                   "user_insns": 4100.0, "user_branches": 612.0,
+                   "site_execs": 41.5},
+    "atomic-read": {"kernel_insns": 61362.0, "kernel_branches": 10161.75,
+                    "user_insns": 4100.0, "user_branches": 612.0,
+                    "site_execs": 0},
+    "plain-read": {"kernel_insns": 61320.5, "kernel_branches": 10161.75,
+                   "user_insns": 4100.0, "user_branches": 612.0,
+                   "site_execs": 0},
+}
+
+
+def tool(name, *args, check=True):
+    path = ROOT / ("plots" if name == "draw" else "analysis") / name
+    cmd = [str(path)] if name == "draw" else [PYTHON, str(path)]
+    return run(cmd + [str(a) for a in args], check=check)
+
+
+def check_golden(name, text):
+    golden = GOLDEN / name
+    got = GOLDEN / (name + ".got")
+    if os.environ.get("JLBENCH_UPDATE_GOLDEN") == "1":
+        golden.write_text(text)
+    want = golden.read_text() if golden.exists() else ""
+    if text != want:
+        got.write_text(text)
+        diff = "".join(list(difflib.unified_diff(
+            want.splitlines(True), text.splitlines(True), str(golden),
+            str(got)))[:80])
+        raise AssertionError("REPORT differs from %s (wrote %s):\n%s"
+                             % (golden, got, diff))
+    if got.exists():
+        got.unlink()
+
+
+def icount_run(root):
+    return synth.make_results(
+        str(root / "results"),
+        {"jump-label": [39.512, 39.634, 39.401, 39.711, 39.588, 39.655],
+         "atomic-read": [39.301, 39.387, 39.226, 39.455, 39.342, 39.418],
+         "plain-read": [39.322, 39.431, 39.240, 39.470, 39.351, 39.446],
+         "A": [39.310, 39.377, 39.236, 39.449, 39.352, 39.409],
+         "B": [39.298, 39.391, 39.221, 39.461, 39.339, 39.425]},
+        variant_of={"A": "atomic-read", "B": "atomic-read"},
+        failed={("plain-read", 4)}, per_op=PER_OP,
+        perf={"branches": "not-supported", "instructions": "not-supported"},
+        selftest=True)
+
+
+def test_report_icount_matches_golden(tmp_path):
+    d = icount_run(tmp_path)
+    tool("analyze", d)
+    tool("draw", "--out", tmp_path / "plots", d)
+    out = tmp_path / "REPORT.md"
+    tool("report", d, "--out", out, "--plots", tmp_path / "plots")
+    text = out.read_text()
+    check_golden("REPORT-icount.md", text)
+    assert "(plots/pct_change.svg)" in text
+    assert "[`20261201T000000Z-abc1234`](results/20261201T000000Z-abc1234)" \
+        in text
+
+
+def test_report_tcg_without_counters_matches_golden(tmp_path):
+    d = synth.make_results(
+        str(tmp_path / "results"),
+        {"jump-label": [24.1, 27.9, 22.5], "atomic-read": [25.3, 21.7, 28.8],
+         "plain-read": [26.0, 23.1, 24.4]},
+        mode="tcg", perf={"branches": "not-supported"},
+        name="20261203T120000Z-0a1b2c3", builds=False)
+    tool("analyze", d)
+    out = tmp_path / "REPORT.md"
+    tool("report", d, "--out", out, "--plots", tmp_path / "plots")
+    text = out.read_text()
+    check_golden("REPORT-tcg.md", text)
+    assert "**not measured on this host**" in text
+    assert "mode tcg: emulated wall-clock, noisy, not hardware" in text
+    assert "were not drawn" in text
+
+
+def test_report_needs_an_analysed_dir(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": [1.0, 1.1],
+                                           "atomic-read": [1.0, 1.2]})
+    p = tool("report", d, check=False)
+    assert p.returncode == 1 and "run analysis/analyze first" in p.stderr
+
+
+def test_report_does_not_link_plots_of_another_run(tmp_path):
+    d = icount_run(tmp_path)
+    tool("analyze", d, "--no-history")
+    plots = tmp_path / "plots"
+    plots.mkdir()
+    (plots / "drawn-from.txt").write_text("20200101T000000Z-0000000\n")
+    shutil.copy(GOLDEN / "REPORT-icount.md", plots / "pct_change.svg")
+    p = tool("report", d, "--plots", plots)
+    assert "are from run 20200101T000000Z-0000000" in p.stdout
+    assert "pct_change.svg" not in p.stdout
+
+
+def test_compare_prints_benchstat_like_table(tmp_path):
+    old = synth.make_results(str(tmp_path), {
+        "jump-label": [40.0, 40.1, 39.9, 40.05, 39.95],
+        "atomic-read": [40.0, 40.1, 39.9, 40.05, 39.95]})
+    new = synth.make_results(str(tmp_path), {
+        "jump-label": [41.0, 41.1, 40.9, 41.05, 40.95],
+        "atomic-read": [40.0, 40.1, 39.9, 40.05, 39.95]},
+        name="20261202T000000Z-def5678", per_op=PER_OP)
+    p = tool("compare", old, new)
+    rows = {line.split("|")[2].strip(): line for line in p.stdout.splitlines()
+            if line.startswith("| throughput_mbps")}
+    assert set(rows) == {"jump-label", "atomic-read"}
+    jl = [c.strip() for c in rows["jump-label"].split("|")]
+    assert jl[3] == "40.000 ±0.25%" and jl[4] == "41.000 ±0.24%"
+    assert jl[5].startswith("+2.50% [") and jl[8] == "***"
+    ar = [c.strip() for c in rows["atomic-read"].split("|")]
+    assert ar[5].startswith("+0.00% [") and ar[8] == "~"
+    assert "n" in p.stdout and "5+5" in rows["atomic-read"]
+    # counters only where both runs have them
+    assert "kernel_branches/op" not in p.stdout
+    bad = tool("compare", old, tmp_path / "missing", check=False)
+    assert bad.returncode == 2
