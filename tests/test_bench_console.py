@@ -107,3 +107,36 @@ def test_crlf_and_bad_samples():
     assert console.verdict(rep, "x") == ("ok", "")
     with pytest.raises(ValueError):
         console.samples(rep.block, "samples_mbps")
+
+
+# Real console logs: the smoke jump-label kernel and the guest image under
+# icount (tbench 2 clients, 3 s); the error and panic boots got bad kernel
+# arguments (jlbench.clients twice; rdinit=/nonexistent).
+def test_real_ok_log():
+    text = load("real-icount-ok.log")
+    rep = console.parse(text)
+    assert console.verdict(rep, "QEMU exited with status 0") == ("ok", "")
+    b = rep.block
+    assert (b["variant"], b["clients"], b["seconds"]) == (
+        "jump-label", "2", "3")
+    assert b["throughput_mbps"] == "64.6096"
+    assert console.samples(b, "samples_mbps") == [81.14, 64.61]
+    assert console.samples(b, "warmup_samples_mbps") == []
+    assert b["perf.branches"] == "not-supported"
+    assert rep.warnings == [] and console.agent_started(text)
+
+
+def test_real_error_log():
+    rep = console.parse(load("real-error.log"))
+    assert console.verdict(rep, "x") == (
+        "failed", "guest error: bad kernel command line: jlbench.clients "
+        "given twice")
+
+
+def test_real_panic_log():
+    text = load("real-panic.log")
+    rep = console.parse(text)
+    assert console.verdict(rep, "x") == (
+        "failed", "kernel panic: VFS: Unable to mount root fs on "
+        "unknown-block(0,0)")
+    assert not console.agent_started(text)
