@@ -192,17 +192,17 @@ def test_plugin_loads_and_reports(plugin_so, tmp_path):
     assert r["kernel_insns"] == "not-counted"
     assert r["total_kernel_insns"] == "0"
     assert r["sites"] == "2"
-    assert r["count_mode"] == "tb"
+    assert r["count_mode"] == "insn"
     assert not (tmp_path / "report.txt.tmp").exists()
 
 
 def test_plugin_without_sites_does_not_count_them(plugin_so, tmp_path):
     out = tmp_path / "report.txt"
-    p = qemu_none("%s,outfile=%s,count=insn" % (plugin_so, out), tmp_path)
+    p = qemu_none("%s,outfile=%s,count=tb" % (plugin_so, out), tmp_path)
     assert p.returncode == 0, p.stderr
     r = parse_report(out.read_text())
     assert r["total_site_execs"] == "not-counted"
-    assert r["count_mode"] == "insn"
+    assert r["count_mode"] == "tb"
 
 
 @pytest.mark.parametrize("args,message", [
@@ -234,3 +234,70 @@ def test_build_testinit(tmp_path):
                "--stop-address=0x%x" % (int(addr, 16) + 2),
                os.path.join(d, "init")]).stdout
     assert "jne" in dis
+
+
+JUMP_TABLE_ASM = """\
+    .text
+    .globl f1, f2, f3
+f1: nop
+.Lsite1: .byte 0x66, 0x90
+    ret
+f2: nop
+.Lsite2: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00
+.Lsite3: .byte 0x66, 0x90
+    ret
+f3: ret
+    .section __jump_table, "aw"
+    .balign 8
+    .globl __start___jump_table, __stop___jump_table
+__start___jump_table:
+    .long .Lsite2 - ., f3 - .
+    .quad 0
+    .long .Lsite1 - ., f3 - .
+    .quad 0
+    .long .Lsite3 - ., f3 - .
+    .quad 0
+    .long .Lsite1 - ., f3 - .
+    .quad 0
+__stop___jump_table:
+"""
+
+
+def fake_build(tmp_path, asm):
+    """A dir with a linked 'vmlinux' and its System.map (nm output)."""
+    (tmp_path / "jt.s").write_text(asm)
+    run(["as", "-o", str(tmp_path / "jt.o"), str(tmp_path / "jt.s")])
+    run(["ld", "-e", "f1", "-o", str(tmp_path / "vmlinux"),
+         str(tmp_path / "jt.o")])
+    nm = run(["nm", "-n", str(tmp_path / "vmlinux")]).stdout
+    (tmp_path / "System.map").write_text(nm)
+    return {ln.split()[2]: int(ln.split()[0], 16)
+            for ln in nm.splitlines()}
+
+
+def test_jump_sites_reads_the_jump_table(tmp_path):
+    syms = fake_build(tmp_path, JUMP_TABLE_ASM)
+    p = run([str(PLUGIN / "jump-sites"), str(tmp_path)])
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("# jump table sites of")
+    # site1 = f1 + 1 (after a nop), site2 = f2 + 1, site3 = site2 + 5;
+    # duplicates (two entries for one site) are printed once.
+    assert lines[1:] == ["%x" % a for a in (syms["f1"] + 1, syms["f2"] + 1,
+                                            syms["f2"] + 6)]
+    p = run([str(PLUGIN / "jump-sites"), str(tmp_path), "--functions",
+             "--out", str(tmp_path / "f.txt")])
+    lines = (tmp_path / "f.txt").read_text().splitlines()
+    assert lines[1:] == ["%x-%x" % (syms["f1"], syms["f2"]),
+                         "%x-%x" % (syms["f2"], syms["f3"])]
+
+
+def test_jump_sites_empty_table_and_errors(tmp_path):
+    asm = JUMP_TABLE_ASM.split("__start___jump_table:")[0] + \
+        "__start___jump_table:\n__stop___jump_table:\n"
+    fake_build(tmp_path, asm)
+    p = run([str(PLUGIN / "jump-sites"), str(tmp_path)])
+    assert p.stdout.splitlines()[1:] == []
+    assert ": 0" in p.stdout
+    p = run([str(PLUGIN / "jump-sites"), str(tmp_path / "nothing")],
+            check=False)
+    assert p.returncode == 1 and "System.map" in p.stderr
