@@ -52,7 +52,14 @@ def test_cell(c):
                              c["test_rank"], F.p_is(c["p_rank"]))
 
 
+AA_ONLY = ("This results dir holds only an A/A control (one kernel under "
+           "two labels, `bench/run --aa`): no variant comparison; see the "
+           "A/A section.")
+
+
 def table_2011(st, res):
+    if not st["groups"]["main"]:
+        return AA_ONLY
     thr = metric(st, "throughput_mbps")
     comps = comparisons(thr, "main")
     rows = []
@@ -173,7 +180,8 @@ def comparison_table(st, group):
 def statistics(st):
     out = [head(st, "Per variant: ok runs (boots%s)" % (
         "; one perturbation seed each" if st["mode"] == "icount" else "")),
-        "", variant_table(st, "main"), "",
+        "", variant_table(st, "main") if st["groups"]["main"] else AA_ONLY,
+        "",
         head(st, "Against %s" % st["baseline"]), ""]
     table = comparison_table(st, "main")
     out.append(table or "No comparison: no `%s` runs." % st["baseline"])

@@ -13,6 +13,4 @@ plot datadir."/pct.dat" using 1:2:3:4:xtic(6) with yerrorbars lt 1 pt 7 \
 	"" using ($1 + 0.08):2:(sprintf("%+.2f%%", $2)) with labels left \
 		offset 1,0 notitle, \
 	"" using ($1 + 0.25):5 with points pt 9 ps 2 lc rgb "#c03030" \
-		title "2011 (J. Baron, averages of 5 boots, other hardware)", \
-	"" using ($1 + 0.25):5:(sprintf("%+.2f%%", $5)) with labels left \
-		offset 1.5,0 tc rgb "#c03030" notitle
+		title "2011 (J. Baron, averages of 5 boots, other hardware)"
