@@ -70,35 +70,54 @@ def site_explanation(st):
     return out
 
 
+def _sites(ver):
+    """The disassembled static-key sites of a build's verification."""
+    sites = ver.get("sites")
+    if not isinstance(sites, list):
+        sites = [ver["site"]] if isinstance(ver.get("site"), dict) else []
+    out = []
+    for s in sites:
+        insn = "; ".join(" ".join(i.split())
+                         for i in s.get("instructions") or [])
+        out.append("`%s`: %s%s" % (s.get("function", "?"), s.get("kind", "?"),
+                                   " (`%s`)" % insn if insn else ""))
+    return "<br>".join(out) or "?"
+
+
 def builds(res):
     if not res.builds:
         return "No build.json in this results dir (meta.json builds)."
-    rows = []
+    rows, failed = [], []
     for v in reference.label_order(res.builds):
         b = res.builds[v]
         ver = b.get("verify") or {}
         jt = ver.get("jump_table") or {}
-        site = ver.get("site") or {}
         src = b.get("source") or {}
+        bad = [k for k, ok in (ver.get("checks") or {}).items() if not ok]
+        if bad:
+            failed.append("`%s`: %s" % (v, ", ".join(bad)))
         rows.append([
-            "`%s`" % v, "`%s`" % b.get("hash", "?"), b.get("config", "?"),
-            src.get("version", "?"), b.get("compiler", "?"),
+            "`%s`" % v, "`%s`" % (b.get("hash") or "?"),
+            b.get("config") or "?", src.get("version") or "?",
+            b.get("compiler") or "?",
             {True: "yes", False: "**NO**"}.get(ver.get("ok"), "?"),
             jt.get("entries", "?"),
             {True: "yes", False: "**no**"}.get(jt.get("aligned"), "?"),
-            "`%s`" % site.get("function", "?"), site.get("kind", "?")])
+            _sites(ver)])
     out = F.table(["kernel", "build hash", "config", "linux-source",
                    "compiler", "verified", "jump table entries",
-                   "aligned", "disassembled site", "site is"], rows,
-                  "lllllrrrll")
+                   "aligned", "disassembled static-key sites"], rows,
+                  "lllllrrrl")
+    if failed:
+        out += "\n\nFailed verification checks: %s." % "; ".join(failed)
     lacking = sorted(set(res.runs["variant"]) - set(res.builds))
     if lacking:
         out += "\n\nNo build.json for: %s." % ", ".join(lacking)
     return out + ("\n\nFrom each build.json (in meta.json): jump table "
                   "entries are (`__stop___jump_table` - "
-                  "`__start___jump_table`) / 16 in "
-                  "vmlinux; the site is a disassembled hot static-key "
-                  "check (NOP for jump labels, load + Jcc otherwise).")
+                  "`__start___jump_table`) / 16 in vmlinux; a site is a "
+                  "disassembled hot static-key check (a NOP with jump "
+                  "labels, a load and a Jcc without).")
 
 
 def selftest(res):
