@@ -2,7 +2,7 @@
 # 2011's values (averages of 5 boots, no CI published).
 load "common.gp"
 load datadir."/pct.vars"
-set title "Throughput change vs atomic-read, 95% CI\n".mode_title
+set title "Throughput change vs atomic-read, 95% CI, ".pct_method."\n".mode_title
 set ylabel "% change of mean throughput"
 set xrange [0.5:npct + 0.5]
 set offsets 0, 0, graph 0.1, graph 0.1
