@@ -1,0 +1,163 @@
+"""Integration tests of the branches plugin: real smoke kernels under TCG.
+
+Every boot runs in the runner's deterministic icount mode, under
+flock /tmp/jlbench-cpu.lock. The guest is bench/plugin/testinit.c (a PID 1
+with a known number of user-mode branches between the window markers) or,
+for the end-to-end check, the real agent running tbench.
+
+Kernels come from kernel-variants/build --config smoke (cached); set
+JLBENCH_SMOKE_BUILDS=FILE (a builds.tsv) to use existing builds instead.
+"""
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT, run
+from test_plugin import parse_report
+
+pytestmark = pytest.mark.integration
+
+PLUGIN = ROOT / "bench" / "plugin"
+LOCK = "/tmp/jlbench-cpu.lock"
+ICOUNT = ["-accel", "tcg", "-icount", "shift=2,sleep=off",
+          "-rtc", "base=2020-01-01T00:00:00,clock=vm", "-smp", "1"]
+LOOP = 300000
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    """variant -> smoke build dir, for jump-label and atomic-read."""
+    tsv = os.environ.get("JLBENCH_SMOKE_BUILDS")
+    if not tsv:
+        tsv = str(tmp_path_factory.mktemp("builds") / "builds.tsv")
+        run([str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
+             "--variant", "jump-label", "--variant", "atomic-read",
+             "--out", tsv])
+    out = {}
+    with open(tsv) as f:
+        for line in f:
+            if line.strip():
+                variant, d = line.rstrip("\n").split("\t")
+                out[variant] = d
+    return out
+
+
+@pytest.fixture(scope="module")
+def plugin_so():
+    return run([str(PLUGIN / "build-plugin")]).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def testinit():
+    return run([str(PLUGIN / "build-testinit")]).stdout.strip()
+
+
+def boot(tmp_path, tag, kernel, initrd, append, plugin_arg):
+    """Boot once with the plugin; return (report dict, console text)."""
+    log = tmp_path / (tag + ".log")
+    report = tmp_path / (tag + ".report")
+    cmd = ["flock", LOCK, "timeout", "900", "qemu-system-x86_64", "-M", "pc"]
+    cmd += ICOUNT + [
+        "-m", "512", "-nodefaults", "-display", "none", "-no-reboot",
+        "-serial", "file:%s" % log, "-kernel", kernel, "-initrd", initrd,
+        "-append", "console=ttyS0 nokaslr panic=-1 " + append,
+        "-plugin", "%s,outfile=%s" % (plugin_arg, report)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1000)
+    console = log.read_text(errors="replace") if log.exists() else ""
+    assert p.returncode == 0, "%s\n%s\n%s" % (cmd, p.stderr, console[-3000:])
+    assert report.exists(), p.stderr
+    return parse_report(report.read_text()), console
+
+
+@pytest.mark.parametrize("mode", ["insn", "tb"])
+def test_window_counts_are_exact(builds, plugin_so, testinit, tmp_path,
+                                 mode):
+    """The user loop between the markers: exactly LOOP branches."""
+    kernel = os.path.join(builds["jump-label"], "bzImage")
+    sites = os.path.join(testinit, "jnz-site.txt")
+    r, console = boot(tmp_path, mode, kernel,
+                      os.path.join(testinit, "initramfs.cpio.gz"),
+                      "jlbtest.loop=%d" % LOOP,
+                      "%s,count=%s,sites=%s" % (plugin_so, mode, sites))
+    assert "jlbtest: done" in console
+    assert r["count_mode"] == mode
+    assert (r["window"], r["markers_start"], r["markers_end"]) == \
+        ("1", "1", "1")
+    # Between the markers user mode runs only LOOP x (dec; jnz).
+    assert int(r["user_branches"]) == LOOP
+    # The site file names only the loop's jnz: LOOP executions, all of
+    # them inside the window.
+    assert int(r["site_execs"]) == LOOP
+    assert int(r["total_site_execs"]) == LOOP
+    if mode == "insn":
+        # 2 per iteration, plus one marker: a marker's callback (the
+        # snapshot) runs before its own inline add, so the start marker is
+        # inside the window and the end marker outside.
+        assert int(r["user_insns"]) == 2 * LOOP + 1
+    else:
+        # Per block: the block [start marker, dec, jnz] is counted before
+        # the start snapshot (left out), the block [end marker, ret]
+        # before the end snapshot (taken in): 2 * (LOOP - 1) + 2.
+        assert int(r["user_insns"]) == 2 * LOOP
+    # The whole run: the kernel booted, and much more than the window.
+    assert int(r["total_kernel_insns"]) > 10**7
+    assert int(r["total_kernel_branches"]) > 10**6
+    assert int(r["total_user_branches"]) >= LOOP
+
+
+def test_counts_repeat_exactly(builds, plugin_so, testinit, tmp_path):
+    """Same kernel, same parameters: identical reports, kernel work seen."""
+    kernel = os.path.join(builds["jump-label"], "bzImage")
+    sites = tmp_path / "sites.txt"
+    run([str(PLUGIN / "jump-sites"), builds["jump-label"], "--out",
+         str(sites)])
+    initrd = os.path.join(testinit, "initramfs.cpio.gz")
+    append = "jlbtest.loop=100000 jlbtest.syscalls=20000"
+    arg = "%s,sites=%s" % (plugin_so, sites)
+    r1, c1 = boot(tmp_path, "a", kernel, initrd, append, arg)
+    r2, c2 = boot(tmp_path, "b", kernel, initrd, append, arg)
+    assert r1 == r2
+    assert r1["window"] == "1"
+    # 20000 x (write, read, getppid): thousands of kernel instructions and
+    # hundreds of branches each; static-key sites are on that path.
+    assert int(r1["kernel_insns"]) > 20000 * 1000
+    assert int(r1["kernel_branches"]) > 20000 * 100
+    ratio = int(r1["kernel_branches"]) / int(r1["kernel_insns"])
+    assert 0.03 < ratio < 0.4, ratio
+    assert int(r1["site_execs"]) > 20000
+    assert int(r1["sites"]) > 100
+
+
+def test_jump_sites_of_variants(builds):
+    """Sites exist in the jump-label kernel only."""
+    jl = run([str(PLUGIN / "jump-sites"), builds["jump-label"]]).stdout
+    ar = run([str(PLUGIN / "jump-sites"), builds["atomic-read"]]).stdout
+    assert len(jl.splitlines()) - 1 > 100
+    assert len(ar.splitlines()) - 1 == 0
+
+
+def test_agent_tbench_counts_repeat(builds, plugin_so, tmp_path):
+    """End to end: the real agent's tbench window, counted twice."""
+    build_img = ROOT / "guest-image" / "build"
+    if not build_img.exists():
+        pytest.skip("guest-image/build is not in this checkout")
+    tsv = tmp_path / "builds.tsv"
+    tsv.write_text("jump-label\t%s\n" % builds["jump-label"])
+    out = tmp_path / "image.path"
+    run([str(build_img), "--builds", str(tsv), "--out", str(out)])
+    initrd = out.read_text().strip()
+    kernel = os.path.join(builds["jump-label"], "bzImage")
+    append = ("jlbench.mode=tbench jlbench.clients=2 jlbench.seconds=3 "
+              "jlbench.variant=jump-label")
+    r1, c1 = boot(tmp_path, "a", kernel, initrd, append, plugin_so)
+    r2, c2 = boot(tmp_path, "b", kernel, initrd, append, plugin_so)
+    assert "status=ok" in c1, c1[-3000:]
+    assert r1 == r2
+    assert (r1["window"], r1["markers_start"], r1["markers_end"]) == \
+        ("1", "1", "1")
+    for k in ("kernel_insns", "user_insns", "kernel_branches",
+              "user_branches"):
+        assert int(r1[k]) > 10**6, k
+    block = c1[c1.index("JLBENCH-BEGIN"):c1.index("JLBENCH-END")]
+    assert block in c2
