@@ -46,6 +46,26 @@ def find(root, run=subprocess.run):
     return path, "branch-count plugin %s" % path
 
 
+def sites_file(root, build_dir, out_path, run=subprocess.run):
+    """Write the static-key sites (jump table code addresses) of a build.
+
+    Returns (path, n): path is None when the build has no jump table (the
+    atomic-read and plain-read kernels): the plugin then reports
+    site_execs=not-counted rather than a count over an empty set.
+    """
+    tool = os.path.join(root, "bench", "plugin", "jump-sites")
+    if not os.access(tool, os.X_OK):
+        return None, 0
+    p = run([tool, build_dir, "--out", out_path], capture_output=True,
+            text=True, check=False)
+    if p.returncode != 0:
+        raise PluginError("bench/plugin/jump-sites %s failed: %s" % (
+            build_dir, (p.stderr or "").strip()[-300:]))
+    with open(out_path) as f:
+        n = sum(1 for ln in f if ln.strip() and not ln.startswith("#"))
+    return (out_path if n else None), n
+
+
 def parse(text):
     """Parse a counts file's text into {column: int or "not-counted"}.
 

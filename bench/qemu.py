@@ -30,13 +30,14 @@ class Guest:
     """What one boot needs: kernel, initrd, kernel args and outputs."""
 
     def __init__(self, kernel, initrd, append, console_log,
-                 plugin=None, counts_file=None):
+                 plugin=None, counts_file=None, sites=None):
         self.kernel = kernel
         self.initrd = initrd
         self.append = append
         self.console_log = console_log
         self.plugin = plugin
         self.counts_file = counts_file
+        self.sites = sites
 
 
 def binary():
@@ -94,7 +95,12 @@ def command(mode, guest, smp, memory_mb=MEMORY_MB, qemu=QEMU):
     if guest.plugin:
         if mode == "kvm":
             raise ValueError("TCG plugins do not run under KVM")
-        cmd += ["-plugin", "%s,outfile=%s" % (guest.plugin, guest.counts_file)]
+        spec = [guest.plugin, "outfile=" + guest.counts_file]
+        if guest.sites:
+            spec.append("sites=" + guest.sites)
+        if any("," in x for x in spec):
+            raise ValueError("a comma in a plugin path: %s" % spec)
+        cmd += ["-plugin", ",".join(spec)]
     return cmd
 
 

@@ -25,7 +25,7 @@ class Context:
 
     def __init__(self, mode, params, smp, builds, images, resdir, log,
                  plugin=None, retries=2, timeout=600.0, memory_mb=1024,
-                 stop=lambda: False, qemu_bin=qemu.QEMU):
+                 stop=lambda: False, qemu_bin=qemu.QEMU, sites=None):
         self.mode = mode
         self.params = params
         self.smp = smp
@@ -39,6 +39,7 @@ class Context:
         self.memory_mb = memory_mb
         self.stop = stop
         self.qemu_bin = qemu_bin
+        self.sites = sites or {}
 
 
 def try_command(ctx, run, base):
@@ -49,7 +50,8 @@ def try_command(ctx, run, base):
     guest = qemu.Guest(build.kernel, ctx.images[run.variant].path, append,
                        base + ".log",
                        plugin=ctx.plugin,
-                       counts_file=base + ".counts" if ctx.plugin else None)
+                       counts_file=base + ".counts" if ctx.plugin else None,
+                       sites=ctx.sites.get(run.variant))
     return qemu.command(ctx.mode, guest, ctx.smp, ctx.memory_mb,
                         ctx.qemu_bin), append
 

@@ -57,6 +57,16 @@ def probe_kvm(build, image, qemu_bin, log_path, bound=PROBE_SECONDS):
         out.ended, last[:120])
 
 
+def _sites(builds, variants, dest):
+    """Per variant, the plugin's sites= file (None: no jump table)."""
+    os.makedirs(dest, exist_ok=True)
+    paths, sizes = {}, {}
+    for v in variants:
+        paths[v], sizes[v] = counts.sites_file(
+            ROOT, builds[v].dir, os.path.join(dest, v + ".txt"))
+    return paths, sizes
+
+
 def _labels(args, builds):
     variants = args.variants.split(",") if args.variants else list(builds)
     unknown = [v for v in variants if v not in builds]
@@ -157,9 +167,11 @@ def new_session(args, log, builds):
     }
     if args.dry_run:
         shutil.rmtree(tmp)
+        sites = {v: "RESULTS/sites/%s.txt" % v for v in variants} \
+            if plugin else {}
         return dict(meta=meta, plan=the_plan, pending=the_plan,
                     next_try={r.index: 1 for r in the_plan}, resdir=None,
-                    images=images, qemu_bin=qemu_bin)
+                    images=images, qemu_bin=qemu_bin, sites=sites)
     root = args.results_root or os.path.join(ROOT, "results")
     resdir = results.ResultsDir.create(_new_dir(root, git["short"]),
                                        perf_events)
@@ -167,11 +179,19 @@ def new_session(args, log, builds):
         os.rename(probe_log, os.path.join(resdir.raw, "probe-kvm.log"))
     shutil.rmtree(tmp)
     meta["host"] = hostinfo.host(qemu_bin)
+    sites = {}
+    if plugin:
+        try:
+            sites, sizes = _sites(builds, variants,
+                                  os.path.join(resdir.path, "sites"))
+        except counts.PluginError as e:
+            raise Fail(str(e))
+        meta["plugin"]["sites"] = sizes
     planmod.write(the_plan, resdir.plan_csv)
     resdir.write_meta(meta)
     return dict(meta=meta, plan=the_plan, pending=the_plan,
                 next_try={r.index: 1 for r in the_plan}, resdir=resdir,
-                images=images, qemu_bin=qemu_bin)
+                images=images, qemu_bin=qemu_bin, sites=sites)
 
 
 def resume_session(args, log, builds):
@@ -213,6 +233,13 @@ def resume_session(args, log, builds):
             raise Fail("%s was run with the branch-count plugin: %s" % (
                 args.resume, note))
         meta["plugin"]["path"] = path
+        try:
+            sites, _ = _sites(builds, variants,
+                              os.path.join(resdir.path, "sites"))
+        except counts.PluginError as e:
+            raise Fail(str(e))
+    else:
+        sites = {}
     the_plan = planmod.read(resdir.plan_csv)
     pending, next_try = planmod.progress(the_plan, resdir.rows())
     if args.timeout:
@@ -223,7 +250,7 @@ def resume_session(args, log, builds):
               always=True)
     return dict(meta=meta, plan=the_plan, pending=pending,
                 next_try=next_try, resdir=resdir, images=images,
-                qemu_bin=qemu.binary())
+                qemu_bin=qemu.binary(), sites=sites)
 
 
 def _context(s, builds, log, args, stop):
@@ -235,7 +262,7 @@ def _context(s, builds, log, args, stop):
         retries=meta["runner"]["retries"],
         timeout=meta["runner"]["timeout_s"],
         memory_mb=meta["accel"]["memory_mb"], stop=stop,
-        qemu_bin=s["qemu_bin"])
+        qemu_bin=s["qemu_bin"], sites=s["sites"])
 
 
 def _dry_run(s, ctx):

@@ -79,6 +79,18 @@ def test_plugin_only_where_asked_and_never_under_kvm():
         qemu.command("kvm", guest("/c/branches.so"), 1)
 
 
+def test_plugin_sites_and_commas():
+    g = guest("/c/branches.so")
+    g.sites = "/r/sites/jump-label.txt"
+    cmd = qemu.command("icount", g, 1)
+    assert opt(cmd, "-plugin") == [
+        "/c/branches.so,outfile=/r/raw/001-v-try1.counts,"
+        "sites=/r/sites/jump-label.txt"]
+    g.sites = "/r/a,b.txt"
+    with pytest.raises(ValueError, match="comma"):
+        qemu.command("icount", g, 1)
+
+
 def test_unknown_mode():
     with pytest.raises(ValueError):
         qemu.command("hvf", guest(), 1)

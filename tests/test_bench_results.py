@@ -2,6 +2,7 @@
 import csv
 import gzip
 import json
+import subprocess
 import sys
 
 import pytest
@@ -125,6 +126,28 @@ def test_counts_parse(tmp_path):
 def test_counts_find_without_a_plugin(tmp_path):
     path, note = counts.find(str(tmp_path))
     assert path is None and "no branch-count plugin" in note
+
+
+def test_sites_file(tmp_path):
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append(cmd)
+        out = cmd[cmd.index("--out") + 1]
+        with open(out, "w") as f:
+            f.write("# jump table sites of X: %d\n" % len(listed))
+            f.write("".join("ffffffff8100%04x\n" % i for i in listed))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    listed = [1, 2, 3]
+    out = str(tmp_path / "jl.txt")
+    assert counts.sites_file(str(ROOT), "/b/jl", out, run=fake_run) \
+        == (out, 3)
+    assert calls[0][1:] == ["/b/jl", "--out", out]
+    listed = []
+    assert counts.sites_file(str(ROOT), "/b/ar", out, run=fake_run) \
+        == (None, 0)
+    assert counts.sites_file(str(tmp_path), "/b", out) == (None, 0)
 
 
 def make_builds(tmp_path, variants=("jump-label", "atomic-read")):

@@ -1,0 +1,200 @@
+"""bench/run with real smoke kernels in icount mode (short tbench).
+
+Kernels come from kernel-variants/build --config smoke (cached; set
+JLBENCH_SMOKE_BUILDS=FILE to use an existing builds.tsv instead), the image
+from guest-image/build. Every test holds /tmp/jlbench-cpu.lock (flock(2),
+as flock(1) takes it) while it boots, so it never overlaps a kernel build.
+"""
+import csv
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import ROOT, run
+
+pytestmark = pytest.mark.integration
+
+LOCK = "/tmp/jlbench-cpu.lock"
+RUN = str(ROOT / "bench" / "run")
+VARIANTS = ("jump-label", "atomic-read", "plain-read")
+SHORT = ["--accel", "icount", "--clients", "2", "--seconds", "3",
+         "--quiet", "--timeout", "600"]
+
+
+@pytest.fixture(scope="module")
+def builds_tsv(tmp_path_factory):
+    tsv = os.environ.get("JLBENCH_SMOKE_BUILDS")
+    if tsv:
+        return tsv
+    tsv = str(tmp_path_factory.mktemp("builds") / "builds.tsv")
+    args = [str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
+            "--out", tsv]
+    for v in VARIANTS:
+        args += ["--variant", v]
+    run(args)
+    return tsv
+
+
+@pytest.fixture(scope="module")
+def variants(builds_tsv):
+    with open(builds_tsv) as f:
+        return [ln.split("\t")[0] for ln in f if ln.strip()]
+
+
+@pytest.fixture(scope="module")
+def image(builds_tsv, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("image") / "image.path")
+    run([str(ROOT / "guest-image" / "build"), "--builds", builds_tsv,
+         "--out", out])
+    with open(out) as f:
+        return f.read().strip()
+
+
+@pytest.fixture
+def cpu_lock():
+    with open(LOCK, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+        fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def base(builds_tsv, image, tmp_path):
+    return [RUN, "--builds", builds_tsv, "--initramfs", image,
+            "--results-root", str(tmp_path / "results"),
+            "--out", str(tmp_path / "out")]
+
+
+def rows(d):
+    with open(os.path.join(d, "runs.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def samples(d):
+    with open(os.path.join(d, "samples.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_every_variant_one_run_with_branch_counts(builds_tsv, variants,
+                                                  image, tmp_path, cpu_lock):
+    if not set(VARIANTS) <= set(variants):
+        pytest.skip("needs builds of %s" % ", ".join(VARIANTS))
+    run(base(builds_tsv, image, tmp_path) + SHORT + [
+        "--boots", "1", "--seed", "2", "--variants", ",".join(VARIANTS)])
+    d = (tmp_path / "out").read_text().strip()
+    r = {x["variant"]: x for x in rows(d)}
+    assert sorted(r) == sorted(VARIANTS)
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    plugin = bool(meta["plugin"]["path"])
+    for v, x in r.items():
+        assert x["status"] == "ok", x["reason"]
+        assert x["mode"] == "icount" and float(x["throughput_mbps"]) > 0
+        assert int(x["ops"]) > 0 and float(x["boot_seconds"]) > 0
+        if plugin:
+            assert x["plugin_window"] == "1"
+            assert int(x["kernel_insns"]) > 0 and int(x["user_branches"]) > 0
+    if plugin:
+        # static-key sites: counted in the jump-label kernel only
+        assert int(r["jump-label"]["site_execs"]) > 0
+        assert r["atomic-read"]["site_execs"] == "not-counted"
+    assert len({x["perturb_seed"] for x in r.values()}) == 1
+
+
+def test_same_seed_is_bit_identical(builds_tsv, image, tmp_path, cpu_lock):
+    """An A/A pair in icount mode: one kernel, one seed, two boots."""
+    run(base(builds_tsv, image, tmp_path) + SHORT + [
+        "--boots", "1", "--aa", "jump-label", "--seed", "7"])
+    d = (tmp_path / "out").read_text().strip()
+    a, b = sorted(rows(d), key=lambda x: x["label"])
+    assert (a["label"], b["label"]) == ("A", "B")
+    assert a["status"] == b["status"] == "ok", (a["reason"], b["reason"])
+    assert a["perturb_seed"] == b["perturb_seed"] != "0"
+    for col in ("throughput_mbps", "max_latency_ms", "ops", "boot_seconds",
+                "uptime_tbench_start_s", "uptime_tbench_end_s"):
+        assert a[col] == b[col], col
+    sa = [(s["second"], s["throughput_mbps"]) for s in samples(d)
+          if s["label"] == "A"]
+    sb = [(s["second"], s["throughput_mbps"]) for s in samples(d)
+          if s["label"] == "B"]
+    assert sa == sb and sa
+    if a["kernel_insns"]:
+        for col in ("kernel_insns", "user_insns", "kernel_branches",
+                    "user_branches"):
+            x, y = int(a[col]), int(b[col])
+            assert abs(x - y) <= x * 1e-6, (col, x, y)
+
+
+def wait_for(cond, what, limit=600):
+    t0 = time.monotonic()
+    while not cond():
+        assert time.monotonic() - t0 < limit, "timed out waiting for " + what
+        time.sleep(0.2)
+
+
+def agent_running(path):
+    try:
+        with open(path, errors="replace") as f:
+            return "jlbench: " in f.read()
+    except FileNotFoundError:
+        return False
+
+
+def qemu_pid(log_path):
+    """The pid of the QEMU process whose -serial is log_path."""
+    want = ("file:%s" % log_path).encode()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if want in argv:
+            return int(pid)
+    return None
+
+
+def test_killed_qemu_is_retried_and_resume_finishes(builds_tsv, image,
+                                                    tmp_path, cpu_lock):
+    cmd = base(builds_tsv, image, tmp_path) + SHORT + [
+        "--boots", "2", "--variants", "jump-label", "--no-plugin",
+        "--seed", "3"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        out = tmp_path / "out"
+        wait_for(out.exists, "the results dir")
+        d = out.read_text().strip()
+        log1 = os.path.join(d, "raw", "001-jump-label-try1.log")
+        wait_for(lambda: agent_running(log1), "the agent of run 1")
+        pid = qemu_pid(log1)
+        assert pid, "no QEMU process for " + log1
+        os.kill(pid, signal.SIGKILL)
+        log2 = os.path.join(d, "raw", "002-jump-label-try1.log")
+        wait_for(lambda: agent_running(log2), "the agent of run 2")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "--resume" in err
+    r = rows(d)
+    assert [(x["index"], x["try"], x["status"]) for x in r] == [
+        ("1", "1", "failed"), ("1", "2", "ok")], r
+    assert "no result block" in r[0]["reason"]
+    assert not os.path.exists(log2)
+    run([RUN, "--resume", d, "--builds", builds_tsv, "--initramfs", image,
+         "--quiet"])
+    r = rows(d)
+    assert [(x["index"], x["try"], x["status"]) for x in r] == [
+        ("1", "1", "failed"), ("1", "2", "ok"), ("2", "1", "ok")]
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    assert [s["outcome"] for s in meta["sessions"]] == ["interrupted",
+                                                        "complete"]
