@@ -210,8 +210,6 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 	if (fclose(f) != 0 || rename(tmp, outfile) != 0)
 		fprintf(stderr, "branches: cannot write %s: %s\n", outfile,
 			strerror(errno));
-	if (have_sites)
-		sites_free(&sites);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -253,6 +251,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		fprintf(stderr, "branches: outfile path too long\n");
 		return 1;
 	}
+	if (vcpus > 1)
+		fprintf(stderr,
+			"branches: warning: %d vCPUs: counts are exact only if they run on one thread (-icount, or -accel tcg,thread=single)\n",
+			vcpus);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;
