@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * agent.c: PID 1 of a jlbench guest (guest-image/PROTOCOL.md).
+ *
+ * Steps, in this order:
+ *   1. mount devtmpfs on /dev, make sure fds 0-2 are the console
+ *   2. arm the watchdog; mount proc, sysfs, tmpfs on /tmp
+ *   3. read /proc/cmdline and parse the jlbench.* parameters
+ *   4. bring up lo
+ *   5. run the mode: tbench (tbench_srv, wait for port 7003, optional
+ *      perturbation spin, tbench under perf stat, parse), selftest, shell
+ *   6. print the result block, power off
+ * Any failure prints status=error with a reason and powers off.
+ */
+#define _GNU_SOURCE
+#include "agent.h"
+#include "markers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define TBENCH_PORT 7003
+#define PORT_WAIT_S 30
+#define EXIT_WAIT_S 30
+#define PERF_OUT "/tmp/perf.csv"
+#define SRV_LOG "/tmp/tbench_srv.log"
+/* Watchdog slack beyond tbench's own deadline: port wait, exit waits,
+ * stopping tbench_srv, printing the block. */
+#define WATCHDOG_SLACK_S (PORT_WAIT_S + EXIT_WAIT_S + 30)
+
+static struct jlb_tbench tb;
+
+/* perturb_spin: a seeded, deterministic busy loop before tbench, so that
+ * under QEMU icount different seeds start tbench at different phases of
+ * the guest's timers while the same seed repeats bit for bit. */
+static void perturb_spin(uint32_t seed)
+{
+	volatile uint64_t sink = 0;
+	uint64_t i, loops = jlb_perturb_loops(seed);
+
+	for (i = 0; i < loops; i++)
+		sink += i;
+	say("perturb: seed %u, %llu spin loops", (unsigned int)seed,
+	    (unsigned long long)loops);
+}
+
+/* read_cpustat: the cpu line of /proc/stat. */
+static void read_cpustat(struct jlb_cpustat *s)
+{
+	static char buf[65536];
+	char err[JLB_ERR_LEN];
+
+	if (read_file("/proc/stat", buf, sizeof(buf), err) < 0 ||
+	    jlb_parse_stat(buf, s, err, sizeof(err)) < 0)
+		fail_now("%s", err);
+}
+
+/* srv_log_tail: "; log: <last line of tbench_srv's output>" or "". */
+static const char *srv_log_tail(void)
+{
+	static char buf[4096], out[160];
+	char err[JLB_ERR_LEN], *last;
+	size_t n;
+
+	if (read_file(SRV_LOG, buf, sizeof(buf), err) < 0)
+		return "";
+	n = strlen(buf);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '^'))
+		buf[--n] = '\0';
+	last = strrchr(buf, '\n');
+	last = last ? last + 1 : buf;
+	if (!*last)
+		return "";
+	snprintf(out, sizeof(out), "; its output ends: %.120s", last);
+	return out;
+}
+
+/* tbench_line: echo one output line and feed it to the parser. */
+static int tbench_line(char *line, char *err)
+{
+	size_t n = strlen(line);
+	int kind;
+
+	while (n > 0 && line[n - 1] == '\r')
+		line[--n] = '\0';
+	say("tbench: %s", line);
+	kind = jlb_tbench_line(&tb, line, err, JLB_ERR_LEN);
+	if (kind < 0)
+		return -1;
+	if (kind == JLB_TB_FAILED) {
+		snprintf(err, JLB_ERR_LEN, "tbench: %.200s", line);
+		return -1;
+	}
+	return 0;
+}
+
+/* pump: stream tbench's output until EOF or the deadline. */
+static int pump(int fd, double deadline, unsigned int limit, char *err)
+{
+	static char buf[8192];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	size_t len = 0;
+	char *nl, *start;
+	double left;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		left = deadline - uptime_s();
+		if (left <= 0) {
+			snprintf(err, JLB_ERR_LEN, "tbench did not finish within "
+				 "%u s", limit);
+			return -1;
+		}
+		r = poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, JLB_ERR_LEN, "poll: %s", strerror(errno));
+			return -1;
+		}
+		if (r == 0)
+			continue;
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, JLB_ERR_LEN, "read tbench output: %s",
+				 strerror(errno));
+			return -1;
+		}
+		if (n == 0) {
+			buf[len] = '\0';
+			return len > 0 ? tbench_line(buf, err) : 0;
+		}
+		len += (size_t)n;
+		buf[len] = '\0';
+		start = buf;
+		while ((nl = strchr(start, '\n')) != NULL) {
+			*nl = '\0';
+			if (tbench_line(start, err) < 0)
+				return -1;
+			start = nl + 1;
+		}
+		len -= (size_t)(start - buf);
+		memmove(buf, start, len);
+		if (len == sizeof(buf) - 1) {	/* an endless line */
+			buf[len] = '\0';
+			if (tbench_line(buf, err) < 0)
+				return -1;
+			len = 0;
+		}
+	}
+}
+
+/* join: a comma list of n figures. */
+static const char *join(char (*v)[JLB_NUM_LEN], unsigned int n)
+{
+	static char out[JLB_MAX_SAMPLES * JLB_NUM_LEN];
+	size_t len = 0, l;
+	unsigned int i;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		l = strlen(v[i]);
+		if (i)
+			out[len++] = ',';
+		memcpy(out + len, v[i], l + 1);
+		len += l;
+	}
+	return out;
+}
+
+/* report_perf: perf.<event> figures from perf stat's output file. */
+static void report_perf(const struct jlb_params *p)
+{
+	static char text[65536];
+	struct jlb_perf_value v[JLB_MAX_EVENTS];
+	char err[JLB_ERR_LEN], key[JLB_EVENT_LEN + 8];
+	unsigned int i;
+
+	if (read_file(PERF_OUT, text, sizeof(text), err) < 0 ||
+	    jlb_parse_perf(text, p, v, err, sizeof(err)) < 0)
+		fail_now("%s", err);
+	for (i = 0; i < p->nevents; i++) {
+		memcpy(key, "perf.", 5);
+		jlb_event_key(p->events[i], key + 5, sizeof(key) - 5);
+		kv(key, "%s", v[i].value);
+	}
+}
+
+static void run_tbench(const struct jlb_params *p)
+{
+	char err[JLB_ERR_LEN], secs[16], clients[16], events[sizeof(p->perf)];
+	char *srv_argv[] = { "/usr/bin/tbench_srv", NULL };
+	char *tb_argv[] = { "/usr/bin/tbench", "-t", secs, clients,
+			    "127.0.0.1", NULL };
+	char *perf_argv[] = { "/usr/bin/perf", "stat", "-a", "-x,", "-o",
+			      PERF_OUT, "-e", events, "--", "/usr/bin/tbench",
+			      "-t", secs, clients, "127.0.0.1", NULL };
+	struct jlb_cpustat s0, s1, d;
+	double t0, t1, deadline;
+	int out[2], status, i, log;
+	unsigned int limit = p->seconds + p->timeout;
+	pid_t srv, pid;
+
+	snprintf(secs, sizeof(secs), "%u", p->seconds);
+	snprintf(clients, sizeof(clients), "%u", p->clients);
+	strcpy(events, p->perf);
+
+	/* tbench_srv prints a '^' per connection: keep it off the console. */
+	log = open(SRV_LOG, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (log < 0)
+		fail_now("open " SRV_LOG ": %m");
+	srv = spawn(srv_argv, log, err);
+	if (srv < 0)
+		fail_now("%s", err);
+	if (close(log) < 0)
+		fail_now("close " SRV_LOG ": %m");
+	if (wait_port(TBENCH_PORT, PORT_WAIT_S, srv, err) < 0)
+		fail_now("tbench_srv: %s%s", err, srv_log_tail());
+	say("tbench_srv (pid %d) accepts on port %d", (int)srv, TBENCH_PORT);
+
+	perturb_spin(p->perturb);
+	if (pipe2(out, O_CLOEXEC) < 0)
+		fail_now("pipe: %m");
+	read_cpustat(&s0);
+	t0 = uptime_s();
+	deadline = t0 + limit;
+	say("running tbench -t %s %s 127.0.0.1%s%s", secs, clients,
+	    p->nevents ? " under perf stat -e " : "",
+	    p->nevents ? events : "");
+	jlb_marker_start();
+	pid = spawn(p->nevents ? perf_argv : tb_argv, out[1], err);
+	if (pid < 0) {
+		jlb_marker_end();
+		fail_now("%s", err);
+	}
+	if (close(out[1]) < 0)
+		fail_now("close pipe: %m");
+	if (pump(out[0], deadline, limit, err) < 0) {
+		jlb_marker_end();
+		if (kill(-pid, SIGKILL) < 0 && errno != ESRCH)
+			say("kill tbench: %s", strerror(errno));
+		fail_now("%s", err);
+	}
+	if (wait_exit(pid, EXIT_WAIT_S, &status, err) < 0) {
+		jlb_marker_end();
+		fail_now("tbench: %s", err);
+	}
+	jlb_marker_end();
+	t1 = uptime_s();
+	read_cpustat(&s1);
+	close(out[0]);
+	stop_child(srv, "tbench_srv");
+
+	if (status != 0) {
+		describe_status(status, p->nevents ? "perf stat (tbench)" :
+				"tbench", err);
+		fail_now("%s", err);
+	}
+	if (jlb_tbench_finish(&tb, p->clients, err, sizeof(err)) < 0 ||
+	    jlb_stat_delta(&s0, &s1, &d, err, sizeof(err)) < 0)
+		fail_now("%s", err);
+
+	kv("uptime_tbench_start_s", "%.3f", t0);
+	kv("uptime_tbench_end_s", "%.3f", t1);
+	kv("throughput_mbps", "%s", tb.throughput);
+	kv("max_latency_ms", "%s", tb.max_latency);
+	kv("ops", "%llu", tb.ops);
+	kv("procs", "%u", tb.procs);
+	kv("samples_mbps", "%s", join(tb.samples, tb.nsamples));
+	kv("warmup_samples_mbps", "%s", join(tb.warmup, tb.nwarmup));
+	for (i = 0; i < JLB_STAT_FIELDS; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "stat.%s_ticks", jlb_stat_names[i]);
+		kv(key, "%llu", d.v[i]);
+	}
+	if (p->nevents)
+		report_perf(p);
+}
+
+static void run_shell(void)
+{
+	char *argv[] = { "/bin/sh", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin:/usr/sbin:/sbin", "HOME=/tmp",
+			 "TERM=vt100", NULL };
+
+	if (access("/bin/sh", X_OK) < 0)
+		fail_now("jlbench.mode=shell: no /bin/sh in this image");
+	say("mode shell: exec /bin/sh");
+	alarm(0);
+	execve(argv[0], argv, envp);
+	fail_now("exec /bin/sh: %m");
+}
+
+int main(void)
+{
+	static char cmdline[4096], version[1024];
+	struct jlb_params p;
+	struct utsname u;
+	char err[JLB_ERR_LEN];
+	double start = uptime_s();
+	size_t n;
+
+	if (getpid() != 1) {
+		fprintf(stderr, "jlbench agent: refusing to run: it must be "
+			"PID 1 of a jlbench guest (it mounts and powers off)\n");
+		return 2;
+	}
+	umask(022);
+	if (mount_fs("devtmpfs", "/dev", "devtmpfs", 0, err) < 0 ||
+	    ensure_console(err) < 0)
+		fail_now("%s", err);
+	say("agent started at %.3f s (protocol 1)", start);
+	if (uname(&u) < 0)
+		fail_now("uname: %m");
+	kv_header("kernel", "%s", u.release);
+	watchdog_arm(60);
+	if (mount_fs("proc", "/proc", "proc", 0, err) < 0 ||
+	    mount_fs("sysfs", "/sys", "sysfs", 0, err) < 0 ||
+	    mount_fs("tmpfs", "/tmp", "tmpfs", 0, err) < 0)
+		fail_now("%s", err);
+	if (read_file("/proc/version", version, sizeof(version), err) < 0 ||
+	    read_file("/proc/cmdline", cmdline, sizeof(cmdline), err) < 0)
+		fail_now("%s", err);
+	n = strlen(version);
+	if (n && version[n - 1] == '\n')
+		version[n - 1] = '\0';
+	n = strlen(cmdline);
+	if (n && cmdline[n - 1] == '\n')
+		cmdline[n - 1] = '\0';
+	kv_header("proc_version", "%s", version);
+	kv_header("cmdline", "%s", cmdline);
+	kv_header("uptime_agent_start_s", "%.3f", start);
+	watchdog_arm(60);
+
+	if (jlb_parse_cmdline(cmdline, &p, err, sizeof(err)) < 0)
+		fail_now("bad kernel command line: %s", err);
+	kv_header("mode", "%s", p.mode);
+	kv_header("variant", "%s", p.variant);
+	if (strcmp(p.mode, "tbench") == 0) {
+		kv_header("clients", "%u", p.clients);
+		kv_header("seconds", "%u", p.seconds);
+		kv_header("perturb", "%u", (unsigned int)p.perturb);
+		kv_header("perf", "%s", p.perf);
+		kv_header("timeout", "%u", p.timeout);
+		watchdog_arm(p.seconds + p.timeout + WATCHDOG_SLACK_S);
+	} else {
+		watchdog_arm(300);
+	}
+	if (loopback_up(err) < 0)
+		fail_now("%s", err);
+
+	if (strcmp(p.mode, "tbench") == 0)
+		run_tbench(&p);
+	else if (strcmp(p.mode, "selftest") == 0)
+		run_selftest(&p);
+	else
+		run_shell();
+	finish(NULL);
+}
