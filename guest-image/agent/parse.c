@@ -185,6 +185,27 @@ static const char *const keys[K_COUNT] = {
 	"mode", "variant", "clients", "seconds", "perf", "perturb", "timeout",
 };
 
+/* bad_value: the reason for a rejected jlbench.<key>=<value>. */
+static int bad_value(int key, const char *v, size_t n, const char *want,
+		     char *err, size_t errlen)
+{
+	return fail(err, errlen, "jlbench.%s: '%.*s' is not %s", keys[key],
+		    (int)(n > 40 ? 40 : n), v, want);
+}
+
+/* number: the value as an integer in lo..hi. */
+static int number(int key, const char *v, size_t n, unsigned long long lo,
+		  unsigned long long hi, unsigned long long *x,
+		  char *err, size_t errlen)
+{
+	char want[64];
+
+	if (parse_uint(v, n, lo, hi, x) == 0)
+		return 0;
+	snprintf(want, sizeof(want), "an integer in %llu..%llu", lo, hi);
+	return bad_value(key, v, n, want, err, errlen);
+}
+
 /* apply: one jlbench.<key>=<value> word. */
 static int apply(int key, const char *v, size_t n, struct jlb_params *p,
 		 char *err, size_t errlen)
@@ -197,37 +218,32 @@ static int apply(int key, const char *v, size_t n, struct jlb_params *p,
 		    (n == 8 && memcmp(v, "selftest", 8) == 0) ||
 		    (n == 5 && memcmp(v, "shell", 5) == 0))
 			return copy(p->mode, sizeof(p->mode), v, n);
-		return fail(err, errlen, "jlbench.mode: '%.*s' is not "
-			    "tbench, selftest or shell", (int)(n > 40 ? 40 : n), v);
+		return bad_value(key, v, n, "tbench, selftest or shell", err,
+				 errlen);
 	case K_VARIANT:
 		if (!valid_variant(v, n) ||
 		    copy(p->variant, sizeof(p->variant), v, n) < 0)
-			return fail(err, errlen, "jlbench.variant: '%.*s' is "
-				    "not [a-z0-9-]{1,63}", (int)(n > 40 ? 40 : n), v);
+			return bad_value(key, v, n, "[a-z0-9-]{1,63}", err,
+					 errlen);
 		return 0;
 	case K_CLIENTS:
-		if (parse_uint(v, n, 1, 512, &x) < 0)
-			return fail(err, errlen, "jlbench.clients: '%.*s' is "
-				    "not an integer in 1..512", (int)(n > 40 ? 40 : n), v);
+		if (number(key, v, n, 1, 512, &x, err, errlen) < 0)
+			return -1;
 		p->clients = (unsigned int)x;
 		return 0;
 	case K_SECONDS:
-		if (parse_uint(v, n, 1, 3600, &x) < 0)
-			return fail(err, errlen, "jlbench.seconds: '%.*s' is "
-				    "not an integer in 1..3600", (int)(n > 40 ? 40 : n), v);
+		if (number(key, v, n, 1, 3600, &x, err, errlen) < 0)
+			return -1;
 		p->seconds = (unsigned int)x;
 		return 0;
 	case K_TIMEOUT:
-		if (parse_uint(v, n, 0, 86400, &x) < 0)
-			return fail(err, errlen, "jlbench.timeout: '%.*s' is "
-				    "not an integer in 0..86400", (int)(n > 40 ? 40 : n), v);
+		if (number(key, v, n, 0, 86400, &x, err, errlen) < 0)
+			return -1;
 		p->timeout = (unsigned int)x;
 		return 0;
 	case K_PERTURB:
-		if (parse_uint(v, n, 0, 0xffffffffULL, &x) < 0)
-			return fail(err, errlen, "jlbench.perturb: '%.*s' is "
-				    "not an integer in 0..4294967295",
-				    (int)(n > 40 ? 40 : n), v);
+		if (number(key, v, n, 0, 0xffffffffULL, &x, err, errlen) < 0)
+			return -1;
 		p->perturb = (uint32_t)x;
 		return 0;
 	case K_PERF:
