@@ -301,3 +301,26 @@ def test_jump_sites_empty_table_and_errors(tmp_path):
     p = run([str(PLUGIN / "jump-sites"), str(tmp_path / "nothing")],
             check=False)
     assert p.returncode == 1 and "System.map" in p.stderr
+
+
+@pytest.mark.integration
+def test_fetch_header_falls_back_to_closest_version(tmp_path):
+    """A version the mirror lacks: the closest one of the same upstream."""
+    env = dict(os.environ, JLBENCH_CACHE=str(tmp_path))
+    real = subprocess.run(
+        ["dpkg-query", "-W", "-f=${source:Version}", "qemu-system-x86"],
+        capture_output=True, text=True, check=True).stdout
+    upstream = real.split(":", 1)[-1].rsplit("-", 1)[0]
+    fake = real + "+jlbench99"
+    p = run([str(PLUGIN / "fetch-header"), "--installed", fake], env=env)
+    src = parse_report(open(os.path.join(
+        os.path.dirname(p.stdout.strip()), "source.txt")).read())
+    assert src["qemu_installed"] == fake
+    assert src["source_exact"] == "no"
+    assert src["source_version"].split(":", 1)[-1].rsplit("-", 1)[0] == \
+        upstream
+    assert "not available: using" in p.stderr
+    p = run([str(PLUGIN / "fetch-header"), "--installed", "1:1.0+dfsg-1"],
+            env=env, check=False)
+    assert p.returncode == 1
+    assert "no qemu 1.0+dfsg source on the mirror" in p.stderr
