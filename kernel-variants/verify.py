@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Verify a jlbench kernel build and write its build.json.
+
+  verify.py build DIR --variant V ... --fragments F...
+      check config symbols, the jump table and a hot static-key site;
+      write DIR/build.json; exit 1 when a check fails
+  verify.py compare ATOMIC_DIR PLAIN_DIR
+      count functions whose disassembly differs between the two fallback
+      kernels; write PLAIN_DIR/vs-atomic-read.json
+
+The jump table (x86-64): 16-byte entries {s32 code, s32 target, s64 key},
+each relative to its own address, every entry aligned to 8 (_ASM_ALIGN in
+arch/x86/include/asm/jump_label.h); the low two bits of key are flags.
+"""
+import argparse
+import json
+import re
+import struct
+import subprocess
+import sys
+
+import kconfig
+
+ENTRY_SIZE = 16
+# Hot static-key sites on tbench's path: (function, key symbol). Tracepoints
+# keep their static_key at offset 8 of struct tracepoint.
+SITES = [
+    ("tcp_rcv_established", "__tracepoint_tcp_probe"),
+    ("dev_hard_start_xmit", "__tracepoint_net_dev_start_xmit"),
+    ("__netif_receive_skb_core", "__tracepoint_netif_receive_skb"),
+]
+NOP_RE = re.compile(r"^(nop[lw]?|xchg\s+%ax,%ax|data16.*nop)")
+JCC_RE = re.compile(r"^j(?!mp)[a-z]+\s")
+
+
+def tool(*cmd):
+    return subprocess.run(cmd, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def symbols(vmlinux):
+    """{name: (address, size)} from nm -S."""
+    syms = {}
+    for line in tool("nm", "-S", "--defined-only", vmlinux).splitlines():
+        f = line.split()
+        if len(f) == 4:
+            syms[f[3]] = (int(f[0], 16), int(f[1], 16))
+        elif len(f) == 3:
+            syms.setdefault(f[2], (int(f[0], 16), 0))
+    return syms
+
+
+def file_offset(vmlinux, addr):
+    """File offset of a virtual address, from the ELF section headers."""
+    for line in tool("readelf", "-SW", vmlinux).splitlines():
+        f = line.replace("[ ", "[").split()
+        if len(f) > 6 and f[0].startswith("[") and f[2] == "PROGBITS":
+            base, off, size = (int(x, 16) for x in f[3:6])
+            if base <= addr < base + size:
+                return off + addr - base
+    raise ValueError("address %#x is in no PROGBITS section" % addr)
+
+
+def parse_jump_table(data, base):
+    """Decode entries: list of (code, target, key, flags) absolute."""
+    out = []
+    for off in range(0, len(data) - ENTRY_SIZE + 1, ENTRY_SIZE):
+        code, target, key = struct.unpack_from("<iiq", data, off)
+        addr = base + off
+        k = (addr + 8 + key) & 0xFFFFFFFFFFFFFFFF
+        out.append((addr + code, addr + 4 + target, k & ~3, k & 3))
+    return out
+
+
+def jump_table(vmlinux, syms):
+    start = syms.get("__start___jump_table", (0, 0))[0]
+    stop = syms.get("__stop___jump_table", (0, 0))[0]
+    entries = (stop - start) // ENTRY_SIZE if stop else 0
+    info = {"entries": entries, "start": hex(start),
+            "bytes": stop - start,
+            "aligned": start % 8 == 0 and (stop - start) % ENTRY_SIZE == 0,
+            "decoded": []}
+    if entries:
+        with open(vmlinux, "rb") as f:
+            f.seek(file_offset(vmlinux, start))
+            info["decoded"] = parse_jump_table(f.read(stop - start), start)
+    return info
+
+
+def disassemble(vmlinux, start, stop):
+    """[(address, instruction text)] between two addresses."""
+    out = []
+    text = tool("objdump", "-d", "--no-show-raw-insn",
+                "--start-address=%#x" % start, "--stop-address=%#x" % stop,
+                vmlinux)
+    for line in text.splitlines():
+        m = re.match(r"^\s*([0-9a-f]+):\s+(.*)$", line)
+        if m:
+            out.append((int(m.group(1), 16), m.group(2).strip()))
+    return out
+
+
+def classify_site(vmlinux, syms, table, func, key_sym):
+    """Describe the check of key_sym inside func: 'nop' or 'load+jcc'."""
+    if func not in syms or key_sym not in syms:
+        return None
+    fstart, fsize = syms[func]
+    kstart, ksize = syms[key_sym]
+    kend = kstart + max(ksize, 16)
+    site = {"function": func, "key": key_sym}
+    if table["entries"]:
+        hits = [e for e in table["decoded"]
+                if fstart <= e[0] < fstart + fsize and kstart <= e[2] < kend]
+        if not hits:
+            return None
+        insns = disassemble(vmlinux, hits[0][0], hits[0][0] + 8)
+        site.update(address=hex(hits[0][0]), instructions=[insns[0][1]],
+                    kind="nop" if NOP_RE.match(insns[0][1]) else "other")
+        return site
+    insns = disassemble(vmlinux, fstart, fstart + fsize)
+    for i, (addr, text) in enumerate(insns):
+        if "<%s" % key_sym not in text:
+            continue
+        window = [t for _, t in insns[i:i + 4]]
+        jcc = [t for t in window if JCC_RE.match(t)]
+        site.update(address=hex(addr), instructions=window,
+                    kind="load+jcc" if jcc else "other")
+        return site
+    return None
+
+
+def verify(args):
+    vmlinux = args.dir + "/vmlinux"
+    with open(args.dir + "/.config") as f:
+        final = kconfig.parse(f.read())
+    bad = []
+    for frag in args.fragments:
+        with open(frag) as f:
+            bad += kconfig.missing(kconfig.parse(f.read()), final)
+    syms = symbols(vmlinux)
+    table = jump_table(vmlinux, syms)
+    jump_label = final.get("CONFIG_JUMP_LABEL") == "y"
+    sites = [s for s in (classify_site(vmlinux, syms, table, f, k)
+                         for f, k in SITES) if s]
+    want = "nop" if jump_label else "load+jcc"
+    checks = {
+        "config_symbols": not bad,
+        "jump_table_entries": (table["entries"] >= 100 if jump_label
+                               else table["entries"] == 0),
+        "jump_table_aligned": table["aligned"],
+        "site_found": bool(sites),
+        "site_kind": bool(sites) and all(s["kind"] == want for s in sites),
+    }
+    table.pop("decoded")
+    return {
+        "ok": all(checks.values()), "checks": checks,
+        "config": {"missing": ["%s=%s (got %s)" % m for m in bad],
+                   "jump_label": jump_label,
+                   "plain_reads":
+                       final.get("CONFIG_JUMP_LABEL_PLAIN_READS") == "y"},
+        "jump_table": table, "expected_site_kind": want, "sites": sites,
+    }
+
+
+def function_bodies(vmlinux):
+    """{function: normalised disassembly} with addresses stripped."""
+    bodies, name, cur = {}, None, []
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", vmlinux],
+                         check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            if name:
+                bodies[name] = "\n".join(cur)
+            name, cur = m.group(1), []
+            continue
+        m = re.match(r"^\s*[0-9a-f]+:\s+(.*)$", line)
+        if m and name:
+            ins = re.sub(r"\b[0-9a-f]{8,16}\b", "ADDR", m.group(1))
+            cur.append(re.sub(r"<([^>+]+)\+0x[0-9a-f]+>", r"<\1+OFF>", ins))
+    if name:
+        bodies[name] = "\n".join(cur)
+    return bodies
+
+
+def compare(atomic_dir, plain_dir):
+    a = function_bodies(atomic_dir + "/vmlinux")
+    p = function_bodies(plain_dir + "/vmlinux")
+    common = sorted(set(a) & set(p))
+    differ = [f for f in common if a[f] != p[f]]
+    return {"atomic_read_build": atomic_dir, "functions_compared":
+            len(common), "functions_differing": len(differ),
+            "only_in_atomic_read": len(set(a) - set(p)),
+            "only_in_plain_read": len(set(p) - set(a)),
+            "examples": differ[:20],
+            "identical": not differ and set(a) == set(p)}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("dir")
+    for opt in ("variant", "config", "hash", "package", "package-version",
+                "series-hash", "compiler", "boot-args"):
+        b.add_argument("--" + opt, default="")
+    b.add_argument("--build-seconds", type=int, default=0)
+    b.add_argument("--fragments", nargs="+", required=True)
+    c = sub.add_parser("compare")
+    c.add_argument("atomic_dir")
+    c.add_argument("plain_dir")
+    args = ap.parse_args(argv[1:])
+    if args.cmd == "compare":
+        result = compare(args.atomic_dir, args.plain_dir)
+        with open(args.plain_dir + "/vs-atomic-read.json", "w") as f:
+            json.dump(result, f, indent=1)
+        print("plain-read vs atomic-read: %d of %d functions differ"
+              % (result["functions_differing"],
+                 result["functions_compared"]), file=sys.stderr)
+        return 0
+    result = verify(args)
+    for name, ok in result["checks"].items():
+        print("  %-20s %s" % (name, "ok" if ok else "FAILED"),
+              file=sys.stderr)
+    print("  jump table: %d entries; sites: %s" % (
+        result["jump_table"]["entries"],
+        "; ".join("%s %s" % (s["function"], s["kind"])
+                  for s in result["sites"]) or "none"), file=sys.stderr)
+    if not result["ok"]:
+        return 1
+    meta = {"variant": args.variant, "config": args.config,
+            "hash": args.hash, "build_seconds": args.build_seconds,
+            "source": {"package": args.package,
+                       "version": args.package_version,
+                       "series_hash": args.series_hash},
+            "compiler": args.compiler, "boot_args": args.boot_args,
+            "verify": result}
+    tmp = args.dir + "/build.json.tmp"
+    with open(tmp, "w") as f:
+        json.dump(meta, f, indent=1)
+    subprocess.run(["mv", tmp, args.dir + "/build.json"], check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
