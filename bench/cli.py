@@ -24,7 +24,7 @@ accelerators:
   tcg     multi-threaded TCG, emulated wall-clock time: noisy.
 
 profiles (boots per variant x tbench seconds):
-  quick   icount 5 x 15 s, tcg 5 x 30 s, kvm 5 x 60 s (the default)
+  quick   icount 5 x 20 s, tcg 5 x 30 s, kvm 5 x 60 s (the default)
   seed    5 x 600 s (tbench's default, as in 2011)
 
 exit codes: 0 every planned run succeeded; 1 runs failed or an error

@@ -17,19 +17,22 @@ FIELDS = list(Run._fields)
 PERTURB_MAX = 2 ** 32 - 1
 
 # Run length per profile and accelerator mode: (boots per label, seconds).
-# quick: what the default ./run_all.sh runs (icount: 15 runs of 3 variants
-#   in about 20 minutes here, see bench/README.md for the measurements);
+# quick: what the default ./run_all.sh runs (icount: 3 variants x 5 seeds x
+#   20 s, about 16 minutes here; see bench/README.md for the measurements);
 # seed: tbench's default 600 s per run, five runs per kernel, as in 2011.
 PROFILES = {
-    "quick": {"icount": (5, 15), "tcg": (5, 30), "kvm": (5, 60)},
+    "quick": {"icount": (5, 20), "tcg": (5, 30), "kvm": (5, 60)},
     "seed": {"icount": (5, 600), "tcg": (5, 600), "kvm": (5, 600)},
 }
 
 
 # Wall seconds of one try: BOOT + RATIO * tbench seconds, times PLUGIN_FACTOR
 # with the branch-count plugin (measured here, see bench/README.md).
-ESTIMATE = {"icount": (12.0, 2.6), "tcg": (15.0, 1.1), "kvm": (4.0, 1.0)}
-PLUGIN_FACTOR = 1.4
+# icount: smoke kernel, 20 clients: 15 s -> 47 s, 30 s -> 78 s wall with the
+# plugin, 47 s at 15 s without. tcg: DESIGN.md's 41 s per 30 s MTTCG run.
+# kvm: not measurable here; boot ~1 s plus tbench's start-up.
+ESTIMATE = {"icount": (17.0, 2.0), "tcg": (11.0, 1.0), "kvm": (3.0, 1.0)}
+PLUGIN_FACTOR = 1.1
 
 
 def estimate(mode, seconds, plugin=False):
