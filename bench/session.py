@@ -281,9 +281,11 @@ def _dry_run(s, ctx):
                 run.index, run.variant, try_no)
     ctx.resdir = Dummy()
     for run in s["pending"]:
-        cmd, _ = runner.try_command(ctx, run, Dummy.raw_base(run, 1))
-        print("# run %d round %d position %d %s perturb %d" % (
-            run.index, run.round, run.position, run.label, run.perturb_seed))
+        try_no = s["next_try"][run.index]
+        cmd, _ = runner.try_command(ctx, run, Dummy.raw_base(run, try_no))
+        print("# run %d round %d position %d %s perturb %d try %d" % (
+            run.index, run.round, run.position, run.label, run.perturb_seed,
+            try_no))
         print(qemu.shell_line(cmd))
 
 
@@ -306,6 +308,9 @@ def main(argv):
     except (Fail, inputs.InputError, ValueError) as e:
         log.error(str(e))
         return 1
+    except KeyboardInterrupt:
+        log.error("interrupted before the first run")
+        return 130
     meta = s["meta"]
     flag = []
 
