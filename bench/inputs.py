@@ -20,7 +20,8 @@ class Build:
         self.dir = build_dir
         self.kernel = os.path.join(build_dir, "bzImage")
         self.info = info
-        self.hash = str(info.get("hash", ""))
+        self.hash = str(info.get("hash") or "")
+        self.hash_note = ""
         self.boot_args = info.get("boot_args") or ""
 
 
@@ -73,7 +74,10 @@ def read_builds(path):
         if not os.path.isfile(b.kernel):
             raise InputError("%s:%d: no bzImage in %s" % (path, n, build_dir))
         if not b.hash:
-            raise InputError("%s: no hash" % info_path)
+            # An older build.json: identify the kernel by its bytes instead.
+            b.hash = "bz-" + file_hash(b.kernel)
+            b.hash_note = "%s has no hash; kernel_hash is the bzImage's " \
+                "sha256 (%s)" % (info_path, b.hash)
         builds[variant] = b
     return builds
 

@@ -303,6 +303,9 @@ def main(argv):
     log = Log(quiet=args.quiet)
     try:
         builds = inputs.read_builds(args.builds)
+        for b in builds.values():
+            if b.hash_note:
+                log.warn(b.hash_note)
         s = (resume_session if args.resume else new_session)(args, log,
                                                              builds)
     except (Fail, inputs.InputError, ValueError) as e:

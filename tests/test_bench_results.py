@@ -184,6 +184,14 @@ def test_read_builds_errors(tmp_path, text, msg):
         inputs.read_builds(str(f))
 
 
+def test_read_builds_without_a_hash_uses_the_kernel_bytes(tmp_path):
+    f = make_builds(tmp_path, ("jump-label",))
+    (tmp_path / "jump-label" / "build.json").write_text('{"hash": ""}')
+    b = inputs.read_builds(str(f))["jump-label"]
+    assert b.hash == "bz-" + inputs.file_hash(b.kernel)
+    assert "no hash" in b.hash_note
+
+
 def test_read_builds_missing_kernel_and_duplicates(tmp_path):
     f = make_builds(tmp_path)
     (tmp_path / "jump-label" / "bzImage").unlink()
