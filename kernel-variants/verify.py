@@ -121,12 +121,37 @@ def classify_site(vmlinux, syms, table, func, key_sym):
     for i, (addr, text) in enumerate(insns):
         if "<%s" % key_sym not in text:
             continue
-        window = [t for _, t in insns[i:i + 4]]
-        jcc = [t for t in window if JCC_RE.match(t)]
+        window = [t for _, t in insns[i:i + 8]]
         site.update(address=hex(addr), instructions=window,
-                    kind="load+jcc" if jcc else "other")
+                    kind="load+jcc" if is_load_test_jcc(window) else "other")
         return site
     return None
+
+
+def is_load_test_jcc(window):
+    """True when window[0] reads the key and a test of it feeds a Jcc.
+
+    Either the load is itself a compare (cmpl $0x0,key(%rip)) followed by a
+    Jcc, or it loads a register that a later test/cmp examines right before
+    a Jcc; the compiler may schedule other instructions in between.
+    """
+    first = window[0].split("#")[0]
+    tested = None
+    if first.startswith(("cmp", "test")):
+        tested = "flags"
+    else:
+        m = re.match(r"^mov\w*\s+\S+,(%\w+)$", first.strip())
+        if not m:
+            return False
+        reg = m.group(1)
+    for prev, cur in zip(window, window[1:]):
+        if tested is None and prev.startswith(("test", "cmp")) \
+                and reg in prev:
+            tested = reg
+        if tested and JCC_RE.match(cur) and (
+                tested != "flags" or prev is window[0]):
+            return True
+    return False
 
 
 def verify(args):
@@ -177,6 +202,8 @@ def function_bodies(vmlinux):
         m = re.match(r"^\s*[0-9a-f]+:\s+(.*)$", line)
         if m and name:
             ins = re.sub(r"\b[0-9a-f]{8,16}\b", "ADDR", m.group(1))
+            ins = re.sub(r"-?0x[0-9a-f]+\(%rip\)", "REL(%rip)", ins)
+            ins = re.sub(r"0xffffffff[0-9a-f]{8}", "ADDR", ins)
             cur.append(re.sub(r"<([^>+]+)\+0x[0-9a-f]+>", r"<\1+OFF>", ins))
     if name:
         bodies[name] = "\n".join(cur)
