@@ -34,3 +34,75 @@ def cache_dir():
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
         "jlbench")
     return pathlib.Path(d)
+
+
+SMOKE_VARIANTS = ("jump-label", "atomic-read", "plain-read")
+CPU_LOCK = "/tmp/jlbench-cpu.lock"
+
+
+class cpu_lock:
+    """Hold the CPU lock (flock(1)-compatible) around a build or a boot."""
+
+    def __enter__(self):
+        import fcntl
+        self.f = open(CPU_LOCK, "a")
+        fcntl.flock(self.f, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+def read_builds(path):
+    """{variant: build_dir} from a builds.tsv."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                variant, build_dir = line.rstrip("\n").split("\t")
+                out[variant] = build_dir
+    return out
+
+
+@pytest.fixture(scope="session")
+def smoke_builds_tsv(tmp_path_factory):
+    """builds.tsv of the three smoke kernels: JLBENCH_SMOKE_BUILDS when
+    set, else kernel-variants/build --config smoke (cached, so cheap once
+    built)."""
+    path = os.environ.get("JLBENCH_SMOKE_BUILDS")
+    if not path:
+        path = str(tmp_path_factory.mktemp("builds") / "builds.tsv")
+        cmd = [str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
+               "--out", path]
+        for v in SMOKE_VARIANTS:
+            cmd += ["--variant", v]
+        with cpu_lock():
+            run(cmd)
+    assert set(SMOKE_VARIANTS) <= set(read_builds(path)), path
+    return path
+
+
+@pytest.fixture(scope="session")
+def smoke_builds(smoke_builds_tsv):
+    """{variant: build_dir} of the smoke kernels."""
+    return read_builds(smoke_builds_tsv)
+
+
+@pytest.fixture(scope="session")
+def smoke_image(smoke_builds_tsv, tmp_path_factory):
+    """Path of the one initramfs for all smoke variants."""
+    out = tmp_path_factory.mktemp("image") / "image.path"
+    run([str(ROOT / "guest-image" / "build"), "--builds", smoke_builds_tsv,
+         "--out", str(out)])
+    return out.read_text().strip()
+
+
+@pytest.fixture(scope="session")
+def checkpatch(tmp_path_factory):
+    """Path of scripts/checkpatch.pl taken from the linux-source tarball."""
+    d = tmp_path_factory.mktemp("checkpatch")
+    run(["tar", "-xf", "/usr/src/linux-source-6.1.tar.xz", "-C", str(d),
+         "--strip-components=1", "--wildcards",
+         "*/scripts/checkpatch.pl", "*/scripts/spelling.txt",
+         "*/scripts/const_structs.checkpatch"])
+    return str(d / "scripts" / "checkpatch.pl")

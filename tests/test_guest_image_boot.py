@@ -5,7 +5,6 @@ named by JLBENCH_SMOKE_BUILDS, a builds.tsv, is used instead when set).
 Every boot holds /tmp/jlbench-cpu.lock, has a hard timeout, and must end
 with QEMU exiting by itself.
 """
-import fcntl
 import os
 import re
 import subprocess
@@ -14,62 +13,27 @@ import time
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, SMOKE_VARIANTS as VARIANTS, cpu_lock, run
 
 sys.path.insert(0, str(ROOT))
 from bench import console  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
-VARIANTS = ("jump-label", "atomic-read", "plain-read")
-LOCK = "/tmp/jlbench-cpu.lock"
 BASE = "console=ttyS0 panic=-1 nokaslr"
 ICOUNT = ["-icount", "shift=2,sleep=off",
           "-rtc", "base=2020-01-01T00:00:00,clock=vm"]
 HW_EVENTS = ("branches", "instructions", "cycles")
 
 
-class cpu_lock:
-    """Hold /tmp/jlbench-cpu.lock (flock, shared with flock(1))."""
-
-    def __enter__(self):
-        self.f = open(LOCK, "a")
-        fcntl.flock(self.f, fcntl.LOCK_EX)
-
-    def __exit__(self, *exc):
-        self.f.close()
+@pytest.fixture(scope="module")
+def builds(smoke_builds):
+    return smoke_builds
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    """{variant: build_dir} of the smoke kernels."""
-    path = os.environ.get("JLBENCH_SMOKE_BUILDS")
-    if not path:
-        path = str(tmp_path_factory.mktemp("builds") / "builds.tsv")
-        cmd = [str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
-               "--out", path]
-        for v in VARIANTS:
-            cmd += ["--variant", v]
-        with cpu_lock():
-            run(cmd)
-    out = {}
-    with open(path) as f:
-        for line in f:
-            variant, build_dir = line.rstrip("\n").split("\t")
-            out[variant] = build_dir
-    assert set(VARIANTS) <= set(out), out
-    return out
-
-
-@pytest.fixture(scope="module")
-def image(builds, tmp_path_factory):
-    """The one initramfs for all variants (with their modules)."""
-    d = tmp_path_factory.mktemp("image")
-    tsv = d / "builds.tsv"
-    tsv.write_text("".join("%s\t%s\n" % kv for kv in sorted(builds.items())))
-    run([str(ROOT / "guest-image" / "build"), "--builds", str(tsv),
-         "--out", str(d / "path")])
-    return (d / "path").read_text().strip()
+def image(smoke_image):
+    return smoke_image
 
 
 class Boot:

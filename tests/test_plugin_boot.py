@@ -13,34 +13,20 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import CPU_LOCK as LOCK, ROOT, run
 from test_plugin import parse_report
 
 pytestmark = pytest.mark.integration
 
 PLUGIN = ROOT / "bench" / "plugin"
-LOCK = "/tmp/jlbench-cpu.lock"
 ICOUNT = ["-accel", "tcg", "-icount", "shift=2,sleep=off",
           "-rtc", "base=2020-01-01T00:00:00,clock=vm", "-smp", "1"]
 LOOP = 300000
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    """variant -> smoke build dir, for jump-label and atomic-read."""
-    tsv = os.environ.get("JLBENCH_SMOKE_BUILDS")
-    if not tsv:
-        tsv = str(tmp_path_factory.mktemp("builds") / "builds.tsv")
-        run([str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
-             "--variant", "jump-label", "--variant", "atomic-read",
-             "--out", tsv])
-    out = {}
-    with open(tsv) as f:
-        for line in f:
-            if line.strip():
-                variant, d = line.rstrip("\n").split("\t")
-                out[variant] = d
-    return out
+def builds(smoke_builds):
+    return smoke_builds
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,171 @@
+"""kernel-variants: fragments, hashing, patch application, verification."""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+from conftest import ROOT, SMOKE_VARIANTS, run
+
+KV = ROOT / "kernel-variants"
+sys.path.insert(0, str(KV))
+import kconfig  # noqa: E402
+import verify  # noqa: E402
+
+BUILD = str(KV / "build")
+
+
+def test_parse_fragment_and_missing():
+    frag = kconfig.parse("# c\nCONFIG_A=y\n# CONFIG_B is not set\n"
+                         "CONFIG_C=\"x\"\nCONFIG_D=m\n")
+    assert frag == {"CONFIG_A": "y", "CONFIG_B": "n", "CONFIG_C": '"x"',
+                    "CONFIG_D": "m"}
+    final = kconfig.parse("CONFIG_A=y\nCONFIG_C=\"y\"\nCONFIG_D=m\n")
+    assert kconfig.missing(frag, final) == [("CONFIG_C", '"x"', '"y"')]
+    # an unset symbol absent from .config counts as not set
+    assert kconfig.missing({"CONFIG_B": "n"}, final) == []
+
+
+def test_check_cli_names_the_lost_symbol(tmp_path):
+    (tmp_path / ".config").write_text("CONFIG_A=y\n")
+    (tmp_path / "f.config").write_text("CONFIG_A=y\nCONFIG_LOST=y\n")
+    p = run([str(KV / "kconfig.py"), "check", str(tmp_path / ".config"),
+             str(tmp_path / "f.config")], check=False)
+    assert p.returncode == 1
+    assert "CONFIG_LOST=y requested, .config has n" in p.stdout
+
+
+def test_content_hash_is_stable_and_sensitive():
+    h = kconfig.content_hash(["6.1.192-3", b"CONFIG_A=y\n"])
+    assert h == kconfig.content_hash(["6.1.192-3", b"CONFIG_A=y\n"])
+    assert h != kconfig.content_hash(["6.1.192-3", b"CONFIG_A=m\n"])
+    # length prefixes: moving a byte between parts changes the hash
+    assert kconfig.content_hash(["ab", "c"]) != kconfig.content_hash(
+        ["a", "bc"])
+
+
+def test_variants_are_data():
+    names = sorted(p.stem for p in (KV / "variants").glob("*.config"))
+    assert names == sorted(SMOKE_VARIANTS)
+    for name in names:
+        frag = kconfig.parse((KV / "variants" / (name + ".config"))
+                             .read_text())
+        assert frag["CONFIG_JUMP_LABEL"] == ("y" if name == "jump-label"
+                                             else "n")
+
+
+def test_parse_jump_table_relative_entries():
+    base = 0xffffffff81000000
+    # entry 0 at base: code = base - 0x100, target = base + 4 + 0x20,
+    # key = base + 8 + 0x1000 with flag bit 1 set
+    data = struct.pack("<iiq", -0x100, 0x20, 0x1000 + 1)
+    data += struct.pack("<iiq", 0x10, 0x30, 0x2000)
+    entries = verify.parse_jump_table(data, base)
+    assert entries[0] == (base - 0x100, base + 4 + 0x20, base + 8 + 0x1000, 1)
+    assert entries[1] == (base + 16 + 0x10, base + 20 + 0x30,
+                          base + 24 + 0x2000, 0)
+
+
+def test_load_test_jcc_classifier():
+    scheduled = ["mov    0x86339e(%rip),%eax        # <k+0x8>",
+                 "mov    0xc0(%rsi),%r13", "mov    0x68(%rsi),%r12d",
+                 "test   %eax,%eax", "jg     ffffffff812a7c15 <f+0x2a5>"]
+    assert verify.is_load_test_jcc(scheduled)
+    assert verify.is_load_test_jcc(["cmpl   $0x0,0x1(%rip)  # <k+0x8>",
+                                    "jg     ffffffff81000000 <f+0x5>"])
+    # a load whose register is never tested is not a check
+    assert not verify.is_load_test_jcc(["mov    0x1(%rip),%eax  # <k>",
+                                        "test   %ebx,%ebx",
+                                        "jne    ffffffff81000000 <f>"])
+    assert not verify.is_load_test_jcc(["mov    0x1(%rip),%eax  # <k>",
+                                        "test   %eax,%eax",
+                                        "jmp    ffffffff81000000 <f>"])
+
+
+def test_build_usage_errors():
+    for args, text in ((["--variant", "nope"], "unknown variant 'nope'"),
+                       (["--config", "huge"], "unknown --config 'huge'"),
+                       (["--jobs", "0"], "--jobs must be a positive"),
+                       (["--bogus"], "unknown option '--bogus'")):
+        p = run([BUILD] + args, check=False)
+        assert p.returncode == 2, args
+        assert text in p.stderr
+
+
+def test_build_dry_run_lists_every_variant(tmp_path):
+    p = run([BUILD, "--dry-run", "--config", "smoke"],
+            env=dict(os.environ, JLBENCH_CACHE=str(tmp_path)))
+    for v in SMOKE_VARIANTS:
+        assert "%s.config" % v in p.stdout
+    assert not (tmp_path / "src").exists()
+
+
+def test_patch_that_does_not_apply_is_named_and_nothing_kept(tmp_path):
+    tree = tmp_path / "linux" / "include" / "linux"
+    tree.mkdir(parents=True)
+    (tree / "jump_label.h").write_text("not the real header\n")
+    (tmp_path / "linux" / "arch").mkdir()
+    (tmp_path / "linux" / "arch" / "Kconfig").write_text("config X\n")
+    tarball = tmp_path / "linux.tar.xz"
+    with tarfile.open(tarball, "w:xz") as t:
+        t.add(tmp_path / "linux", arcname="linux")
+    cache = tmp_path / "cache"
+    p = run([BUILD, "--config", "smoke", "--variant", "jump-label"],
+            check=False, env=dict(os.environ, JLBENCH_CACHE=str(cache),
+                                  JLBENCH_KERNEL_TARBALL=str(tarball)))
+    assert p.returncode == 1
+    assert "patch 0001-jump_label-add-a-plain-read" in p.stderr
+    assert "does not apply" in p.stderr
+    assert os.listdir(cache / "src") == []
+
+
+def test_patches_are_checkpatch_clean(checkpatch):
+    series = (KV / "patches" / "series").read_text().split()
+    assert series
+    for patch in series:
+        # The tarball has no git history to look commit ids up in.
+        p = run([checkpatch, "--no-tree", "--ignore", "UNKNOWN_COMMIT_ID",
+                 str(KV / "patches" / patch)], check=False)
+        assert p.returncode == 0, p.stdout
+        assert "total: 0 errors, 0 warnings" in p.stdout, p.stdout
+
+
+@pytest.mark.integration
+def test_smoke_builds_verified(smoke_builds):
+    facts = {}
+    for variant, d in smoke_builds.items():
+        with open(os.path.join(d, "build.json")) as f:
+            b = json.load(f)
+        v = b["verify"]
+        assert v["ok"] and all(v["checks"].values()), (variant, v)
+        assert b["variant"] == variant and b["config"] == "smoke"
+        assert b["source"]["version"]
+        for name in ("bzImage", "vmlinux", "System.map", ".config"):
+            assert os.path.getsize(os.path.join(d, name)) > 0
+        assert os.path.exists(os.path.join(d, "modules",
+                                           "test_static_keys.ko"))
+        facts[variant] = v
+    assert facts["jump-label"]["jump_table"]["entries"] > 500
+    assert {s["kind"] for s in facts["jump-label"]["sites"]} == {"nop"}
+    for variant in ("atomic-read", "plain-read"):
+        assert facts[variant]["jump_table"]["entries"] == 0
+        assert {s["kind"] for s in facts[variant]["sites"]} == {"load+jcc"}
+    assert facts["plain-read"]["config"]["plain_reads"]
+    with open(os.path.join(smoke_builds["plain-read"],
+                           "vs-atomic-read.json")) as f:
+        cmp = json.load(f)
+    assert 0 < cmp["functions_differing"] < cmp["functions_compared"]
+
+
+@pytest.mark.integration
+def test_cached_build_is_reused_without_make(smoke_builds, tmp_path):
+    out = tmp_path / "b.tsv"
+    p = subprocess.run([BUILD, "--config", "smoke", "--variant",
+                        "jump-label", "--out", str(out)], cwd=ROOT,
+                       capture_output=True, text=True, check=True)
+    assert "cached build" in p.stderr
+    assert "make -j" not in p.stderr
+    assert out.read_text() == "jump-label\t%s\n" % smoke_builds["jump-label"]
