@@ -301,6 +301,51 @@ int jlb_parse_cmdline(const char *cmdline, struct jlb_params *p,
 	return 0;
 }
 
+/* same_modchar: module names treat '-' and '_' alike. */
+static int same_modchar(char a, char b)
+{
+	return a == b || ((a == '-' || a == '_') && (b == '-' || b == '_'));
+}
+
+int jlb_module_options(const char *cmdline, const char *name, char *out,
+		       size_t outlen, char *err, size_t errlen)
+{
+	const char *s = cmdline, *w;
+	size_t wl, nl = strlen(name), used = 0, n, i;
+
+	if (outlen == 0)
+		return fail(err, errlen, "internal: no room for options");
+	out[0] = '\0';
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		w = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n')
+			s++;
+		wl = (size_t)(s - w);
+		if (wl == 2 && memcmp(w, "--", 2) == 0)
+			break;	/* the rest is for init's argv */
+		if (nl == 0 || wl <= nl + 1 || w[nl] != '.' || w[nl + 1] == '=')
+			continue;
+		for (i = 0; i < nl && same_modchar(w[i], name[i]); i++)
+			;
+		if (i < nl)
+			continue;
+		n = wl - nl - 1;
+		if (used + (used ? 1 : 0) + n >= outlen)
+			return fail(err, errlen, "options for module %.60s are "
+				    "longer than %zu bytes", name, outlen - 1);
+		if (used)
+			out[used++] = ' ';
+		memcpy(out + used, w + nl + 1, n);
+		used += n;
+		out[used] = '\0';
+	}
+	return 0;
+}
+
 void jlb_event_key(const char *event, char *key, size_t keylen)
 {
 	size_t i;

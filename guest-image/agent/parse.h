@@ -37,6 +37,14 @@ struct jlb_params {
 int jlb_parse_cmdline(const char *cmdline, struct jlb_params *p,
 		      char *err, size_t errlen);
 
+/* The options for module `name` on the kernel command line, as modprobe
+ * passes them: each word "<name>.<param>[=<value>]" before "--" becomes
+ * "<param>[=<value>]" in out (space-separated; '-' and '_' in <name> are
+ * the same). out is "" when there are none. Quoted values with blanks are
+ * not supported. Returns 0, or -1 with a reason when out is too small. */
+int jlb_module_options(const char *cmdline, const char *name, char *out,
+		       size_t outlen, char *err, size_t errlen);
+
 /* Key suffix for a perf event: lower case, [^a-z0-9_] -> '_'. */
 void jlb_event_key(const char *event, char *key, size_t keylen);
 

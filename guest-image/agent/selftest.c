@@ -3,7 +3,9 @@
  * selftest.c: jlbench.mode=selftest. Loads the kernel modules the image
  * lists for this kernel, in the listed order, with finit_module(2), and
  * reports selftest.<module>=PASS|FAIL from the return value and from the
- * module's kernel log lines.
+ * module's kernel log lines. Like modprobe, it passes each module the
+ * options the kernel command line has for it ("<module>.<param>=<value>";
+ * the kernel itself ignores them for loadable modules).
  *
  * The image holds /lib/modules/jlbench/<variant>/: the *.ko files,
  * modules.list (one file name a line, dependencies first) and proc_version
@@ -83,8 +85,8 @@ static int module_name(const char *file, char *name, size_t len)
 
 void run_selftest(const struct jlb_params *p)
 {
-	static char list[8192], want[1024], have[1024];
-	char err[JLB_ERR_LEN], path[256], name[64], key[96];
+	static char list[8192], want[1024], have[1024], cmdline[4096];
+	char err[JLB_ERR_LEN], path[256], name[64], key[96], opts[512];
 	char *line, *save = NULL;
 	int kfd, fd, ret, e, errors, nmod = 0, nfail = 0;
 
@@ -99,6 +101,8 @@ void run_selftest(const struct jlb_params *p)
 	if (strcmp(want, have) != 0)
 		fail_now("the image's modules for %s were built for another "
 			 "kernel (%.*s)", p->variant, 60, want);
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline), err) < 0)
+		fail_now("%s", err);
 	snprintf(path, sizeof(path), MODDIR "/%s/modules.list", p->variant);
 	if (read_file(path, list, sizeof(list), err) < 0)
 		fail_now("%s", err);
@@ -120,8 +124,12 @@ void run_selftest(const struct jlb_params *p)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			fail_now("open %s: %m", path);
-		say("selftest: loading %s", line);
-		ret = (int)syscall(SYS_finit_module, fd, "", 0);
+		if (jlb_module_options(cmdline, name, opts, sizeof(opts), err,
+				       sizeof(err)) < 0)
+			fail_now("%s", err);
+		say("selftest: loading %s%s%s", line, opts[0] ? " with " : "",
+		    opts);
+		ret = (int)syscall(SYS_finit_module, fd, opts, 0);
 		e = ret < 0 ? errno : 0;
 		snprintf(key, sizeof(key), "selftest.%s.errno", name);
 		kv(key, "%d", e);

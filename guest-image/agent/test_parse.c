@@ -557,6 +557,32 @@ static void test_kmsg(void)
 			 value, sizeof(value)) == 0);
 }
 
+static void test_module_options(void)
+{
+	char out[64], small[8], err[JLB_ERR_LEN];
+	const char *cl = "console=ttyS0 jlbench_static_key.invert=1 "
+			 "jlbench.mode=selftest jlbench-static-key.threads=2 "
+			 "jlbench_static_keys.z=1 test-static-keys.x=1 "
+			 "jlbench_static_key.=3 "
+			 "jlbench_static_key.flag -- jlbench_static_key.y=2";
+
+	CHECK(jlb_module_options(cl, "jlbench_static_key", out, sizeof(out),
+				 err, sizeof(err)) == 0);
+	CHECK_STR(out, "invert=1 threads=2 flag");
+	CHECK(jlb_module_options(cl, "test_static_keys", out, sizeof(out),
+				 err, sizeof(err)) == 0);
+	CHECK_STR(out, "x=1");
+	CHECK(jlb_module_options(cl, "jlbench", out, sizeof(out), err,
+				 sizeof(err)) == 0);
+	CHECK_STR(out, "mode=selftest");
+	CHECK(jlb_module_options("", "m", out, sizeof(out), err,
+				 sizeof(err)) == 0);
+	CHECK_STR(out, "");
+	CHECK(jlb_module_options("m.a=1 m.b=22", "m", small, sizeof(small),
+				 err, sizeof(err)) < 0);
+	CHECK(strstr(err, "longer than 7 bytes") != NULL);
+}
+
 static void test_perturb(void)
 {
 	uint64_t first = jlb_perturb_loops(1), v, lo = ~0ULL, hi = 0;
@@ -589,6 +615,7 @@ int main(int argc, char **argv)
 	test_perf();
 	test_stat();
 	test_kmsg();
+	test_module_options();
 	test_perturb();
 	printf("test_parse: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
