@@ -2,7 +2,9 @@
 # run_all.sh: the whole jlbench experiment with one command.
 #
 # Usage: ./run_all.sh [options]
-#   deps -> kernels -> image -> runs -> analysis -> plots -> REPORT.md
+#   deps -> kernels -> image -> runs -> selftest -> analysis -> plots -> REPORT.md
+#   (selftest: one boot per kernel in selftest mode, results in selftest.csv;
+#   a failed check is shown in REPORT.md, it does not stop the run)
 #
 # Options (passed through to the stages):
 #   --profile quick|seed   run length profile of bench/run (default: quick)
@@ -76,7 +78,9 @@ while [[ $# -gt 0 ]]; do
 done
 
 variant_args=()
+selftest_args=()
 if [[ -n "$variants" ]]; then
+	selftest_args=(--variants "$variants")
 	IFS=, read -r -a vlist <<<"$variants"
 	for v in "${vlist[@]}"; do
 		variant_args+=(--variant "$v")
@@ -103,7 +107,7 @@ need_stage() {
 	[[ -x "$JLBENCH_ROOT/$1" ]] || die "stage command $1 is missing: this checkout does not implement that stage yet"
 }
 
-for s in kernel-variants/build guest-image/build bench/run analysis/analyze plots/draw analysis/report; do
+for s in kernel-variants/build guest-image/build bench/run bench/selftest analysis/analyze plots/draw analysis/report; do
 	need_stage "$s"
 done
 
@@ -117,7 +121,7 @@ stage kernels "$JLBENCH_ROOT/kernel-variants/build" --config "$config" --jobs "$
 stage image "$JLBENCH_ROOT/guest-image/build" --builds "$builds" \
 	--out "$work/image.path" "${dry_args[@]}"
 if [[ $dry_run == 1 ]]; then
-	log "dry run: would now run bench/run, analysis/analyze, plots/draw and analysis/report"
+	log "dry run: would now run bench/run, bench/selftest, analysis/analyze, plots/draw and analysis/report"
 	exit 0
 fi
 initramfs=$(cat "$work/image.path")
@@ -129,6 +133,8 @@ else
 		--out "$work/results.path" "${bench_args[@]}"
 fi
 results=$(cat "$work/results.path")
+stage selftest "$JLBENCH_ROOT/bench/selftest" --builds "$builds" --initramfs "$initramfs" \
+	--results "$results" --allow-fail "${selftest_args[@]}"
 stage analysis "$JLBENCH_ROOT/analysis/analyze" "$results"
 stage plots "$JLBENCH_ROOT/plots/draw" "$results"
 stage report "$JLBENCH_ROOT/analysis/report" "$results" --out "$JLBENCH_ROOT/REPORT.md"

@@ -1,0 +1,256 @@
+"""bench/selftest: boot every variant once in selftest mode; selftest.csv.
+
+The agent's selftest mode (guest-image/PROTOCOL.md) loads the image's
+modules for the booted kernel: the kernel's test_static_keys and our
+jlbench_static_key (kernel-variants/module), which checks the 2011 static
+branch API and times a guarded loop. Each boot's console goes to
+raw/selftest-<variant>.log (with .qemu-cmd, and .stderr when QEMU wrote
+any) in the results dir, and its `selftest.*` keys to the tidy file
+selftest.csv: `variant,name,value` (bench/FORMATS.md), where analysis/report
+shows them as a per-variant table. Besides the agent's keys, every variant
+gets a row `boot` (PASS when the boot gave a complete, ok result block and
+no kernel panic, oops or BUG) and `kernel_warnings` (WARN, RCU stall and
+hung-task lines on the console).
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+
+from bench import console, execute, inputs, qemu
+from bench.log import Log
+
+COLUMNS = ["variant", "name", "value"]
+MODES = qemu.MODES
+DEFAULT_TIMEOUT = 600.0
+
+
+class UsageError(Exception):
+    """A bad command line (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def parser():
+    p = _Parser(
+        prog="bench/selftest",
+        description="Boot each kernel variant once with jlbench.mode="
+        "selftest and write the static-key self-test results to "
+        "RESULTS/selftest.csv (raw consoles in RESULTS/raw/selftest-*).",
+        epilog="exit codes: 0 every boot ok and every check PASS (with "
+        "--allow-fail: selftest.csv written); 1 a boot or a check failed, "
+        "or an error; 2 usage error.")
+    a = p.add_argument
+    a("--builds", metavar="FILE", required=True,
+      help="builds.tsv: variant<TAB>build_dir (kernel-variants/build --out)")
+    a("--initramfs", metavar="PATH", required=True,
+      help="the image of guest-image/build (it holds each build's modules)")
+    a("--results", metavar="DIR", required=True,
+      help="results dir to write into (created when missing)")
+    a("--variants", metavar="LIST",
+      help="comma-separated variants (default: all in builds.tsv)")
+    a("--accel", choices=MODES,
+      help="accelerator (default: the results dir's meta.json accel.mode, "
+           "else icount, whose guest time makes the loop timings "
+           "deterministic)")
+    a("--kernel-args", metavar="ARGS", default="",
+      help="extra kernel command line words, e.g. module options such as "
+           "jlbench_static_key.invert=1")
+    a("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
+      help="hard wall-clock limit per boot (default: %.0f)"
+      % DEFAULT_TIMEOUT)
+    a("--allow-fail", action="store_true",
+      help="exit 0 when selftest.csv was written, even with FAIL rows")
+    a("--quiet", action="store_true", help="fewer log lines")
+    a("--dry-run", action="store_true",
+      help="print the QEMU commands; boot nothing, write nothing")
+    return p
+
+
+def parse_args(argv):
+    args = parser().parse_args(argv)
+    if not args.timeout > 0:
+        raise UsageError("--timeout must be > 0")
+    if args.variants is not None:
+        names = args.variants.split(",")
+        if not all(names) or len(set(names)) != len(names):
+            raise UsageError("--variants %r: give distinct names separated "
+                             "by commas" % args.variants)
+    if any(c in args.kernel_args for c in "\n\r"):
+        raise UsageError("--kernel-args must be one line")
+    return args
+
+
+def rows(variant, rep, verdict):
+    """selftest.csv rows of one boot: boot, kernel_warnings, then the
+    block's selftest.* keys in the order the agent printed them."""
+    status, _ = verdict
+    out = [(variant, "boot", "PASS" if status == "ok" else "FAIL"),
+           (variant, "kernel_warnings", str(len(rep.warnings)))]
+    if status == "ok":
+        for key, value in rep.block.items():
+            if key.startswith("selftest."):
+                out.append((variant, key[len("selftest."):], value))
+    return out
+
+
+def failures(table):
+    """(variant, name) of the rows that say FAIL, or that say the boot or a
+    module failed (selftest.failed above 0)."""
+    bad = []
+    for variant, name, value in table:
+        if value == "FAIL" or (name == "failed" and value != "0"):
+            bad.append((variant, name))
+    return bad
+
+
+def read_csv(path):
+    """Rows of an existing selftest.csv ([] when there is none)."""
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        r = csv.reader(f)
+        header = next(r, None)
+        if header != COLUMNS:
+            raise ValueError("%s: header %r, expected %r"
+                             % (path, header, COLUMNS))
+        return [tuple(row) for row in r if row]
+
+
+def write_csv(path, table):
+    """Write rows atomically (write, fsync, rename)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    w.writerows(table)
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(buf.getvalue())
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def merge(old, new):
+    """Rows of `old` for variants not in `new`, then `new`."""
+    done = {r[0] for r in new}
+    return [r for r in old if r[0] not in done] + list(new)
+
+
+def accel_of(resdir, given):
+    """(mode, smp): --accel, else the results dir's, else icount."""
+    meta_path = os.path.join(resdir, "meta.json")
+    if given is None and os.path.exists(meta_path):
+        with open(meta_path) as f:
+            accel = json.load(f).get("accel") or {}
+        mode = accel.get("mode")
+        if mode in MODES:
+            smp = 1 if mode == "icount" else int(accel.get("smp") or 1)
+            return mode, smp
+    mode = given or "icount"
+    return mode, 1
+
+
+def kernel_args(variant, boot_args, extra):
+    words = [qemu.BASE_ARGS, "jlbench.mode=selftest",
+             "jlbench.variant=%s" % variant]
+    for x in (boot_args, extra):
+        if x and x.strip():
+            words.append(" ".join(x.split()))
+    return " ".join(words)
+
+
+def boot(variant, build, image, resdir, mode, smp, extra, timeout, log):
+    """Boot one variant; return its rows."""
+    raw = os.path.join(resdir, "raw")
+    os.makedirs(raw, exist_ok=True)
+    base = os.path.join(raw, "selftest-%s" % variant)
+    for ext in (".log", ".qemu-cmd", ".stderr"):
+        if os.path.exists(base + ext):
+            os.unlink(base + ext)
+    guest = qemu.Guest(build.kernel, image.path,
+                       kernel_args(variant, build.boot_args, extra),
+                       base + ".log")
+    cmd = qemu.command(mode, guest, smp, qemu.MEMORY_MB, qemu.binary())
+    with open(base + ".qemu-cmd", "w") as f:
+        f.write(qemu.shell_line(cmd) + "\n")
+    out = execute.run(cmd, base + ".log", timeout, base + ".stderr")
+    try:
+        with open(base + ".log", errors="replace") as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = ""
+    rep = console.parse(text)
+    verdict = console.verdict(rep, out.ended, mode="selftest")
+    if verdict[0] != "ok":
+        log.warn("%s: selftest boot failed: %s" % (variant, verdict[1]))
+    table = rows(variant, rep, verdict)
+    log.info("%s: %s in %.0f s, %s" % (
+        variant, "booted" if verdict[0] == "ok" else "FAILED",
+        out.wall_seconds,
+        ", ".join("%s=%s" % (n, v) for _, n, v in table
+                  if v == "FAIL" or n in ("modules", "failed")) or "-"))
+    return table
+
+
+def run(args, log):
+    builds = inputs.read_builds(args.builds)
+    variants = args.variants.split(",") if args.variants else list(builds)
+    missing = [v for v in variants if v not in builds]
+    if missing:
+        raise inputs.InputError("%s has no build for %s"
+                                % (args.builds, ", ".join(missing)))
+    images = inputs.read_images(args.initramfs, variants)
+    resdir = os.path.abspath(args.results)
+    mode, smp = accel_of(resdir, args.accel)
+    if args.dry_run:
+        for v in variants:
+            guest = qemu.Guest(builds[v].kernel, images[v].path,
+                               kernel_args(v, builds[v].boot_args,
+                                           args.kernel_args),
+                               os.path.join(resdir, "raw",
+                                            "selftest-%s.log" % v))
+            print(qemu.shell_line(qemu.command(mode, guest, smp,
+                                               qemu.MEMORY_MB,
+                                               qemu.binary())))
+        return 0
+    os.makedirs(resdir, exist_ok=True)
+    path = os.path.join(resdir, "selftest.csv")
+    old = read_csv(path)
+    log.info("selftest boots of %s (%s mode) into %s"
+             % (", ".join(variants), mode, resdir))
+    table = []
+    for v in variants:
+        table += boot(v, builds[v], images[v], resdir, mode, smp,
+                      args.kernel_args, args.timeout, log)
+    write_csv(path, merge(old, table))
+    bad = failures(table)
+    if bad:
+        log.warn("FAIL: %s" % ", ".join("%s %s" % b for b in bad))
+    else:
+        log.info("every boot and check passed: %s" % path)
+    return 0 if not bad or args.allow_fail else 1
+
+
+def main(argv):
+    log = Log()
+    try:
+        args = parse_args(argv)
+    except UsageError as e:
+        log.error("%s (see bench/selftest --help)" % e)
+        return 2
+    log.quiet = args.quiet
+    try:
+        return run(args, log)
+    except (inputs.InputError, ValueError, OSError) as e:
+        log.error(str(e))
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

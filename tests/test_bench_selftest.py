@@ -1,0 +1,203 @@
+"""bench/selftest: rows from selftest consoles, selftest.csv, the command.
+
+The boots here are played by a stand-in QEMU that writes a recorded console
+(tests/fixtures/bench/real-selftest-jump-label.log, a real smoke-kernel
+selftest boot) to the -serial file; real boots are in test_module_boot.py.
+"""
+import csv
+import json
+import os
+import sys
+
+import pytest
+
+from conftest import ROOT, run
+
+sys.path.insert(0, str(ROOT))
+from bench import console, selftest  # noqa: E402
+
+FIX = ROOT / "tests" / "fixtures" / "bench"
+REAL = FIX / "real-selftest-jump-label.log"
+TOOL = str(ROOT / "bench" / "selftest")
+
+
+def rows_of(text, variant="jump-label"):
+    rep = console.parse(text)
+    return selftest.rows(variant, rep, console.verdict(rep, "QEMU exited",
+                                                       mode="selftest"))
+
+
+def test_rows_of_a_real_boot():
+    rows = rows_of(REAL.read_text())
+    assert rows[:2] == [("jump-label", "boot", "PASS"),
+                        ("jump-label", "kernel_warnings", "0")]
+    d = {n: v for _, n, v in rows}
+    assert d["jlbench_static_key"] == "PASS"
+    assert d["jlbench_static_key.default_off"] == "PASS"
+    assert d["jlbench_static_key.site_bytes"] == "PASS"
+    assert d["jlbench_static_key.bench_off_ns"] == "0.888"
+    assert d["test_static_keys"] == "PASS"
+    assert d["modules"] == "3" and d["failed"] == "0"
+    # In the agent's order, and nothing but selftest.* keys.
+    names = [n for _, n, _ in rows]
+    assert names.index("jlbench_static_key.errno") < names.index(
+        "jlbench_static_key") < names.index("test_static_key_base")
+    assert "status" not in d and "kernel" not in d
+    assert selftest.failures(rows) == []
+
+
+def test_failed_boots_and_checks():
+    rows = rows_of((FIX / "synthetic-panic.log").read_text())
+    assert rows == [("jump-label", "boot", "FAIL"),
+                    ("jump-label", "kernel_warnings", "0")]
+    assert selftest.failures(rows) == [("jump-label", "boot")]
+    text = REAL.read_text().replace(
+        "selftest.jlbench_static_key.concurrent=PASS",
+        "selftest.jlbench_static_key.concurrent=FAIL").replace(
+        "selftest.failed=0", "selftest.failed=1")
+    assert selftest.failures(rows_of(text)) == [
+        ("jump-label", "jlbench_static_key.concurrent"),
+        ("jump-label", "failed")]
+    assert selftest.failures([("v", "failed", "2")]) == [("v", "failed")]
+
+
+def test_csv_merge_and_roundtrip(tmp_path):
+    path = str(tmp_path / "selftest.csv")
+    assert selftest.read_csv(path) == []
+    old = [("a", "boot", "PASS"), ("b", "boot", "FAIL")]
+    selftest.write_csv(path, old)
+    new = [("b", "boot", "PASS"), ("b", "x.y", "1,5")]
+    selftest.write_csv(path, selftest.merge(selftest.read_csv(path), new))
+    assert selftest.read_csv(path) == [("a", "boot", "PASS")] + new
+    with open(path) as f:
+        assert next(csv.reader(f)) == ["variant", "name", "value"]
+    assert os.listdir(tmp_path) == ["selftest.csv"]
+    (tmp_path / "bad.csv").write_text("a,b\n")
+    with pytest.raises(ValueError):
+        selftest.read_csv(str(tmp_path / "bad.csv"))
+
+
+def test_accelerator_and_kernel_args(tmp_path):
+    assert selftest.accel_of(str(tmp_path), None) == ("icount", 1)
+    assert selftest.accel_of(str(tmp_path), "tcg") == ("tcg", 1)
+    (tmp_path / "meta.json").write_text(json.dumps(
+        {"accel": {"mode": "tcg", "smp": 2}}))
+    assert selftest.accel_of(str(tmp_path), None) == ("tcg", 2)
+    assert selftest.accel_of(str(tmp_path), "icount") == ("icount", 1)
+    (tmp_path / "meta.json").write_text(json.dumps(
+        {"accel": {"mode": "icount", "smp": 1}}))
+    assert selftest.accel_of(str(tmp_path), None) == ("icount", 1)
+    args = selftest.kernel_args("plain-read", " a=1\n b ", "m.invert=1")
+    assert args == selftest.qemu.BASE_ARGS + " jlbench.mode=selftest " \
+        "jlbench.variant=plain-read a=1 b m.invert=1"
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    """builds.tsv for two variants, an image, and a stand-in QEMU that
+    writes $SELFTEST_CONSOLE to its -serial file."""
+    lines = []
+    for v in ("jump-label", "atomic-read"):
+        d = tmp_path / v
+        d.mkdir()
+        (d / "bzImage").write_bytes(b"MZ")
+        (d / "build.json").write_text(json.dumps({"hash": "h" + v[0],
+                                                  "boot_args": ""}))
+        lines.append("%s\t%s\n" % (v, d))
+    builds = tmp_path / "builds.tsv"
+    builds.write_text("".join(lines))
+    image = tmp_path / "image.cpio.gz"
+    image.write_bytes(b"\x1f\x8b" + b"\0" * 16)
+    qemu = tmp_path / "qemu"
+    qemu.write_text("#!/bin/sh\n"
+                    "while [ $# -gt 0 ]; do\n"
+                    "  case $1 in -serial) out=${2#file:};; esac\n"
+                    "  shift\n"
+                    "done\n"
+                    "cp \"$SELFTEST_CONSOLE\" \"$out\"\n")
+    qemu.chmod(0o755)
+    return builds, image, qemu
+
+
+def tool(inputs, results, console_file, *extra):
+    builds, image, qemu = inputs
+    env = dict(os.environ, JLBENCH_QEMU=str(qemu),
+               SELFTEST_CONSOLE=str(console_file))
+    return run([TOOL, "--builds", str(builds), "--initramfs", str(image),
+                "--results", str(results)] + list(extra), env=env,
+               check=False)
+
+
+def table(results):
+    with open(results / "selftest.csv") as f:
+        return [(r["variant"], r["name"], r["value"])
+                for r in csv.DictReader(f)]
+
+
+def test_command_records_every_variant(inputs, tmp_path):
+    res = tmp_path / "res"
+    p = tool(inputs, res, REAL, "--accel", "tcg")
+    assert p.returncode == 0, p.stderr
+    rows = table(res)
+    assert {v for v, _, _ in rows} == {"jump-label", "atomic-read"}
+    assert ("atomic-read", "jlbench_static_key", "PASS") in rows
+    for v in ("jump-label", "atomic-read"):
+        assert (res / "raw" / ("selftest-%s.log" % v)).read_text() == \
+            REAL.read_text()
+        cmd = (res / "raw" / ("selftest-%s.qemu-cmd" % v)).read_text()
+        assert "jlbench.mode=selftest jlbench.variant=%s" % v in cmd
+        assert "-accel tcg" in cmd
+    assert "every boot and check passed" in p.stderr
+
+
+def test_command_fails_on_a_failed_check(inputs, tmp_path):
+    res = tmp_path / "res"
+    assert tool(inputs, res, REAL).returncode == 0
+    bad = tmp_path / "bad.log"
+    bad.write_text(REAL.read_text().replace(
+        "selftest.jlbench_static_key.default_off=PASS",
+        "selftest.jlbench_static_key.default_off=FAIL"))
+    p = tool(inputs, res, bad, "--variants", "atomic-read",
+             "--kernel-args", "jlbench_static_key.invert=1")
+    assert p.returncode == 1
+    assert "FAIL: atomic-read jlbench_static_key.default_off" in p.stderr
+    rows = table(res)
+    # jump-label's rows from the first call are kept.
+    assert ("jump-label", "jlbench_static_key.default_off", "PASS") in rows
+    assert ("atomic-read", "jlbench_static_key.default_off", "FAIL") in rows
+    cmd = (res / "raw" / "selftest-atomic-read.qemu-cmd").read_text()
+    assert "jlbench_static_key.invert=1" in cmd
+    p = tool(inputs, res, bad, "--variants", "atomic-read", "--allow-fail")
+    assert p.returncode == 0
+
+
+def test_command_fails_on_a_failed_boot(inputs, tmp_path):
+    p = tool(inputs, tmp_path / "res", FIX / "synthetic-panic.log")
+    assert p.returncode == 1
+    assert ("jump-label", "boot", "FAIL") in table(tmp_path / "res")
+    assert "selftest boot failed: kernel panic" in p.stderr
+
+
+def test_usage_and_dry_run(inputs, tmp_path):
+    builds, image, _ = inputs
+    for args in ([], ["--builds", str(builds)],
+                 ["--builds", str(builds), "--initramfs", str(image),
+                  "--results", "x", "--timeout", "0"],
+                 ["--builds", str(builds), "--initramfs", str(image),
+                  "--results", "x", "--variants", "a,a"],
+                 ["--builds", str(builds), "--initramfs", str(image),
+                  "--results", "x", "--accel", "fast"]):
+        p = run([TOOL] + args, check=False)
+        assert p.returncode == 2, (args, p.stderr)
+    p = run([TOOL, "--builds", str(builds), "--initramfs", str(image),
+             "--results", str(tmp_path / "res"), "--variants", "nope"],
+            check=False)
+    assert p.returncode == 1 and "has no build for nope" in p.stderr
+    p = run([TOOL, "--builds", str(builds), "--initramfs", str(image),
+             "--results", str(tmp_path / "res"), "--dry-run"])
+    lines = p.stdout.splitlines()
+    assert len(lines) == 2 and all("jlbench.mode=selftest" in x
+                                   for x in lines)
+    assert "-icount" in lines[0]
+    assert not (tmp_path / "res").exists()
+    assert run([TOOL, "--help"]).stdout.startswith("usage: bench/selftest")
