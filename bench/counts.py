@@ -22,6 +22,8 @@ COLUMNS = {
 }
 
 NOT_MEASURED = ("not-counted", "not-supported")
+WINDOW_FIGURES = ("kernel_insns", "user_insns", "kernel_branches",
+                  "user_branches", "site_execs")
 
 
 class PluginError(Exception):
@@ -72,6 +74,7 @@ def parse(text):
     Raises ValueError on a malformed file or one without the instruction
     counts."""
     out = {}
+    markers = {}
     for n, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
@@ -80,6 +83,8 @@ def parse(text):
         if not sep:
             raise ValueError("line %d is not key=value: %r" % (n, line))
         key = key.strip()
+        if key in ("markers_start", "markers_end"):
+            markers[key] = value.strip()
         if key not in COLUMNS:
             continue
         value = value.strip()
@@ -94,6 +99,14 @@ def parse(text):
     missing = [k for k in ("kernel_insns", "user_insns") if k not in out]
     if missing:
         raise ValueError("counts lack %s" % ", ".join(missing))
+    if markers != {"markers_start": "1", "markers_end": "1"} and \
+            len(markers) == 2:
+        # Not exactly one start and one end marker: the window is not
+        # tbench's measured period; its figures are not counted, never 0.
+        for key in WINDOW_FIGURES:
+            if key in out:
+                out[key] = "not-counted"
+        out["plugin_window"] = 0
     return out
 
 

@@ -123,6 +123,15 @@ def test_counts_parse(tmp_path):
     assert counts.read(str(p)) == (cells, "")
 
 
+def test_counts_need_exactly_one_window():
+    text = COUNTS + "markers_start=2\nmarkers_end=2\n"
+    cells = counts.parse(text)
+    assert cells["plugin_window"] == 0
+    assert {cells[k] for k in counts.WINDOW_FIGURES} == {"not-counted"}
+    ok = counts.parse(COUNTS + "markers_start=1\nmarkers_end=1\n")
+    assert ok["kernel_insns"] == 3500000123 and ok["plugin_window"] == 1
+
+
 def test_counts_find_without_a_plugin(tmp_path):
     path, note = counts.find(str(tmp_path))
     assert path is None and "no branch-count plugin" in note
