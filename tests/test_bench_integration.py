@@ -1,12 +1,11 @@
 """bench/run with real smoke kernels in icount mode (short tbench).
 
-Kernels come from kernel-variants/build --config smoke (cached; set
-JLBENCH_SMOKE_BUILDS=FILE to use an existing builds.tsv instead), the image
-from guest-image/build. Every test holds /tmp/jlbench-cpu.lock (flock(2),
-as flock(1) takes it) while it boots, so it never overlaps a kernel build.
+Kernels and image come from conftest's smoke fixtures (kernel-variants/build
+--config smoke, cached, or JLBENCH_SMOKE_BUILDS=FILE; guest-image/build).
+Every test holds /tmp/jlbench-cpu.lock while it boots, so it never overlaps
+a kernel build.
 """
 import csv
-import fcntl
 import json
 import os
 import signal
@@ -15,52 +14,21 @@ import time
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, cpu_lock, run
 
 pytestmark = pytest.mark.integration
 
-LOCK = "/tmp/jlbench-cpu.lock"
 RUN = str(ROOT / "bench" / "run")
 VARIANTS = ("jump-label", "atomic-read", "plain-read")
 SHORT = ["--accel", "icount", "--clients", "2", "--seconds", "3",
          "--quiet", "--timeout", "600"]
 
 
-@pytest.fixture(scope="module")
-def builds_tsv(tmp_path_factory):
-    tsv = os.environ.get("JLBENCH_SMOKE_BUILDS")
-    if tsv:
-        return tsv
-    tsv = str(tmp_path_factory.mktemp("builds") / "builds.tsv")
-    args = [str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
-            "--out", tsv]
-    for v in VARIANTS:
-        args += ["--variant", v]
-    run(args)
-    return tsv
-
-
-@pytest.fixture(scope="module")
-def variants(builds_tsv):
-    with open(builds_tsv) as f:
-        return [ln.split("\t")[0] for ln in f if ln.strip()]
-
-
-@pytest.fixture(scope="module")
-def image(builds_tsv, tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("image") / "image.path")
-    run([str(ROOT / "guest-image" / "build"), "--builds", builds_tsv,
-         "--out", out])
-    with open(out) as f:
-        return f.read().strip()
-
-
 @pytest.fixture
-def cpu_lock():
-    with open(LOCK, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+def locked():
+    """Hold the CPU lock for the whole test (flock(2), like flock(1))."""
+    with cpu_lock():
         yield
-        fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def base(builds_tsv, image, tmp_path):
@@ -79,11 +47,10 @@ def samples(d):
         return list(csv.DictReader(f))
 
 
-def test_every_variant_one_run_with_branch_counts(builds_tsv, variants,
-                                                  image, tmp_path, cpu_lock):
-    if not set(VARIANTS) <= set(variants):
-        pytest.skip("needs builds of %s" % ", ".join(VARIANTS))
-    run(base(builds_tsv, image, tmp_path) + SHORT + [
+def test_every_variant_one_run_with_branch_counts(smoke_builds_tsv,
+                                                  smoke_image, tmp_path,
+                                                  locked):
+    run(base(smoke_builds_tsv, smoke_image, tmp_path) + SHORT + [
         "--boots", "1", "--seed", "2", "--variants", ",".join(VARIANTS)])
     d = (tmp_path / "out").read_text().strip()
     r = {x["variant"]: x for x in rows(d)}
@@ -104,9 +71,10 @@ def test_every_variant_one_run_with_branch_counts(builds_tsv, variants,
     assert len({x["perturb_seed"] for x in r.values()}) == 1
 
 
-def test_same_seed_is_bit_identical(builds_tsv, image, tmp_path, cpu_lock):
+def test_same_seed_is_bit_identical(smoke_builds_tsv, smoke_image, tmp_path,
+                                    locked):
     """An A/A pair in icount mode: one kernel, one seed, two boots."""
-    run(base(builds_tsv, image, tmp_path) + SHORT + [
+    run(base(smoke_builds_tsv, smoke_image, tmp_path) + SHORT + [
         "--boots", "1", "--aa", "jump-label", "--seed", "7"])
     d = (tmp_path / "out").read_text().strip()
     a, b = sorted(rows(d), key=lambda x: x["label"])
@@ -159,9 +127,10 @@ def qemu_pid(log_path):
     return None
 
 
-def test_killed_qemu_is_retried_and_resume_finishes(builds_tsv, image,
-                                                    tmp_path, cpu_lock):
-    cmd = base(builds_tsv, image, tmp_path) + SHORT + [
+def test_killed_qemu_is_retried_and_resume_finishes(smoke_builds_tsv,
+                                                    smoke_image, tmp_path,
+                                                    locked):
+    cmd = base(smoke_builds_tsv, smoke_image, tmp_path) + SHORT + [
         "--boots", "2", "--variants", "jump-label", "--no-plugin",
         "--seed", "3"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
@@ -190,8 +159,8 @@ def test_killed_qemu_is_retried_and_resume_finishes(builds_tsv, image,
         ("1", "1", "failed"), ("1", "2", "ok")], r
     assert "no result block" in r[0]["reason"]
     assert not os.path.exists(log2)
-    run([RUN, "--resume", d, "--builds", builds_tsv, "--initramfs", image,
-         "--quiet"])
+    run([RUN, "--resume", d, "--builds", smoke_builds_tsv, "--initramfs",
+         smoke_image, "--quiet"])
     r = rows(d)
     assert [(x["index"], x["try"], x["status"]) for x in r] == [
         ("1", "1", "failed"), ("1", "2", "ok"), ("2", "1", "ok")]
