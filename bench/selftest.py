@@ -8,9 +8,10 @@ raw/selftest-<variant>.log (with .qemu-cmd, and .stderr when QEMU wrote
 any) in the results dir, and its `selftest.*` keys to the tidy file
 selftest.csv: `variant,name,value` (bench/FORMATS.md), where analysis/report
 shows them as a per-variant table. Besides the agent's keys, every variant
-gets a row `boot` (PASS when the boot gave a complete, ok result block and
-no kernel panic, oops or BUG) and `kernel_warnings` (WARN, RCU stall and
-hung-task lines on the console).
+gets a row `accel` (the accelerator mode: figures in ns are guest time,
+under icount 4 ns per instruction), `boot` (PASS when the boot gave a
+complete, ok result block and no kernel panic, oops or BUG) and
+`kernel_warnings` (WARN, RCU stall and hung-task lines on the console).
 """
 import argparse
 import csv
@@ -86,11 +87,12 @@ def parse_args(argv):
     return args
 
 
-def rows(variant, rep, verdict):
-    """selftest.csv rows of one boot: boot, kernel_warnings, then the
-    block's selftest.* keys in the order the agent printed them."""
+def rows(variant, mode, rep, verdict):
+    """selftest.csv rows of one boot: accel, boot, kernel_warnings, then
+    the block's selftest.* keys in the order the agent printed them."""
     status, _ = verdict
-    out = [(variant, "boot", "PASS" if status == "ok" else "FAIL"),
+    out = [(variant, "accel", mode),
+           (variant, "boot", "PASS" if status == "ok" else "FAIL"),
            (variant, "kernel_warnings", str(len(rep.warnings)))]
     if status == "ok":
         for key, value in rep.block.items():
@@ -189,7 +191,7 @@ def boot(variant, build, image, resdir, mode, smp, extra, timeout, log):
     verdict = console.verdict(rep, out.ended, mode="selftest")
     if verdict[0] != "ok":
         log.warn("%s: selftest boot failed: %s" % (variant, verdict[1]))
-    table = rows(variant, rep, verdict)
+    table = rows(variant, mode, rep, verdict)
     log.info("%s: %s in %.0f s, %s" % (
         variant, "booted" if verdict[0] == "ok" else "FAILED",
         out.wall_seconds,

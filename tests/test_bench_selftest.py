@@ -23,13 +23,15 @@ TOOL = str(ROOT / "bench" / "selftest")
 
 def rows_of(text, variant="jump-label"):
     rep = console.parse(text)
-    return selftest.rows(variant, rep, console.verdict(rep, "QEMU exited",
-                                                       mode="selftest"))
+    return selftest.rows(variant, "icount", rep,
+                         console.verdict(rep, "QEMU exited",
+                                         mode="selftest"))
 
 
 def test_rows_of_a_real_boot():
     rows = rows_of(REAL.read_text())
-    assert rows[:2] == [("jump-label", "boot", "PASS"),
+    assert rows[:3] == [("jump-label", "accel", "icount"),
+                        ("jump-label", "boot", "PASS"),
                         ("jump-label", "kernel_warnings", "0")]
     d = {n: v for _, n, v in rows}
     assert d["jlbench_static_key"] == "PASS"
@@ -48,7 +50,8 @@ def test_rows_of_a_real_boot():
 
 def test_failed_boots_and_checks():
     rows = rows_of((FIX / "synthetic-panic.log").read_text())
-    assert rows == [("jump-label", "boot", "FAIL"),
+    assert rows == [("jump-label", "accel", "icount"),
+                    ("jump-label", "boot", "FAIL"),
                     ("jump-label", "kernel_warnings", "0")]
     assert selftest.failures(rows) == [("jump-label", "boot")]
     text = REAL.read_text().replace(
@@ -141,6 +144,7 @@ def test_command_records_every_variant(inputs, tmp_path):
     rows = table(res)
     assert {v for v, _, _ in rows} == {"jump-label", "atomic-read"}
     assert ("atomic-read", "jlbench_static_key", "PASS") in rows
+    assert ("atomic-read", "accel", "tcg") in rows
     for v in ("jump-label", "atomic-read"):
         assert (res / "raw" / ("selftest-%s.log" % v)).read_text() == \
             REAL.read_text()
