@@ -47,24 +47,14 @@ while [[ $# -gt 0 ]]; do
 		bench_args+=("$1" "$2")
 		shift 2
 		;;
-	--variants)
-		[[ $# -ge 2 ]] || usage_error "--variants needs a value"
-		variants=$2
-		shift 2
-		;;
-	--config)
-		[[ $# -ge 2 ]] || usage_error "--config needs a value"
-		config=$2
-		shift 2
-		;;
-	--jobs)
-		[[ $# -ge 2 ]] || usage_error "--jobs needs a value"
-		jobs=$2
-		shift 2
-		;;
-	--resume)
-		[[ $# -ge 2 ]] || usage_error "--resume needs a results dir"
-		resume=$2
+	--variants | --config | --jobs | --resume)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		case "$1" in
+		--variants) variants=$2 ;;
+		--config) config=$2 ;;
+		--jobs) jobs=$2 ;;
+		--resume) resume=$2 ;;
+		esac
 		shift 2
 		;;
 	--dry-run)

@@ -11,20 +11,18 @@ def tracked_files():
     return [ROOT / f for f in out.split() if (ROOT / f).is_file()]
 
 
-def is_shell(path):
-    if path.suffix == ".sh":
-        return True
+def has_shebang(path, interpreter):
     with open(path, "rb") as f:
         first = f.readline()
-    return first.startswith(b"#!") and b"bash" in first
+    return first.startswith(b"#!") and interpreter in first
+
+
+def is_shell(path):
+    return path.suffix == ".sh" or has_shebang(path, b"bash")
 
 
 def is_python(path):
-    if path.suffix == ".py":
-        return True
-    with open(path, "rb") as f:
-        first = f.readline()
-    return first.startswith(b"#!") and b"python" in first
+    return path.suffix == ".py" or has_shebang(path, b"python")
 
 
 def test_shellcheck():
