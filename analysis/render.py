@@ -136,6 +136,14 @@ def verdicts(st):
         out.append("- Ordering of the means: 2011 %s; here %s (%s)."
                    % (" > ".join(ref), " > ".join(known),
                       "same order" if ref == known else "different order"))
+    ops = metric(st, "ops")
+    for label, c in sorted(comparisons(ops, "main").items() if ops else []):
+        out.append("- %s vs %s, tbench operations completed in the measured "
+                   "window (the same length in every run; unlike MB/s it "
+                   "does not depend on which reads and writes fall into the "
+                   "window): %s (%s %s %s)."
+                   % (label, c["baseline"], F.pct_ci(c), c["test_t"],
+                      F.p_is(c["p_t"]), c["marker"]))
     if len(out) == 2:
         out.append("- No comparison against %s in this run."
                    % reference.BASELINE)

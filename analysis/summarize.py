@@ -45,6 +45,13 @@ SUMMARY_COLUMNS = [
     "marker", "mde_pct"]
 
 
+# Per-run figures compared as they are. `ops` is the number of tbench
+# operations completed in the measured window (the same length for every
+# run): a second throughput measure that, unlike MB/s, does not depend on
+# which reads and writes of the loadfile happen to fall into the window.
+RAW_METRICS = ("throughput_mbps", "max_latency_ms", "ops")
+
+
 def _groups(runs):
     """Main labels (label == variant) and A/A control labels, ordered."""
     same = runs["label"] == runs["variant"]
@@ -55,7 +62,7 @@ def _groups(runs):
 
 def _per_run(ok, metric):
     """(values, textual markers) of metric for the ok runs in ok."""
-    if metric in ("throughput_mbps", "max_latency_ms"):
+    if metric in RAW_METRICS:
         return ok[metric].astype(float), set()
     col = metric[:-len("_per_op")]
     num, texts = split_counter(ok[col])
@@ -227,7 +234,7 @@ def summarize(res):
     if main and reference.BASELINE not in main:
         warnings.append("no %s runs: no comparisons against the baseline"
                         % reference.BASELINE)
-    metrics = ["throughput_mbps", "max_latency_ms"] + [
+    metrics = [m for m in RAW_METRICS if m in runs.columns] + [
         c + "_per_op" for c in counter_columns(runs.columns)]
     out_metrics = [_metric(runs, mode, m, groups, infos, warnings)
                    for m in metrics]
