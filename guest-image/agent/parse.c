@@ -252,6 +252,26 @@ static int apply(int key, const char *v, size_t n, struct jlb_params *p,
 	return fail(err, errlen, "internal: unknown key %d", key);
 }
 
+/*
+ * next_word: the next blank-separated word of the kernel command line at
+ * *s and its length; advances *s. NULL at the end, and at "--", after
+ * which the rest of the line is for init's argv.
+ */
+static const char *next_word(const char **s, size_t *len)
+{
+	const char *w;
+
+	while (**s == ' ' || **s == '\t' || **s == '\n')
+		(*s)++;
+	w = *s;
+	while (**s && **s != ' ' && **s != '\t' && **s != '\n')
+		(*s)++;
+	*len = (size_t)(*s - w);
+	if (*len == 0 || (*len == 2 && memcmp(w, "--", 2) == 0))
+		return NULL;
+	return w;
+}
+
 int jlb_parse_cmdline(const char *cmdline, struct jlb_params *p,
 		      char *err, size_t errlen)
 {
@@ -268,17 +288,7 @@ int jlb_parse_cmdline(const char *cmdline, struct jlb_params *p,
 	p->seconds = 30;
 	p->timeout = 120;
 
-	for (;;) {
-		while (*s == ' ' || *s == '\t' || *s == '\n')
-			s++;
-		if (!*s)
-			break;
-		w = s;
-		while (*s && *s != ' ' && *s != '\t' && *s != '\n')
-			s++;
-		wl = (size_t)(s - w);
-		if (wl == 2 && memcmp(w, "--", 2) == 0)
-			break;	/* the rest is for init's argv */
+	while ((w = next_word(&s, &wl)) != NULL) {
 		if (wl < 8 || memcmp(w, "jlbench.", 8) != 0)
 			continue;
 		name = w + 8;
@@ -316,17 +326,7 @@ int jlb_module_options(const char *cmdline, const char *name, char *out,
 	if (outlen == 0)
 		return fail(err, errlen, "internal: no room for options");
 	out[0] = '\0';
-	for (;;) {
-		while (*s == ' ' || *s == '\t' || *s == '\n')
-			s++;
-		if (!*s)
-			break;
-		w = s;
-		while (*s && *s != ' ' && *s != '\t' && *s != '\n')
-			s++;
-		wl = (size_t)(s - w);
-		if (wl == 2 && memcmp(w, "--", 2) == 0)
-			break;	/* the rest is for init's argv */
+	while ((w = next_word(&s, &wl)) != NULL) {
 		if (nl == 0 || wl <= nl + 1 || w[nl] != '.' || w[nl + 1] == '=')
 			continue;
 		for (i = 0; i < nl && same_modchar(w[i], name[i]); i++)
