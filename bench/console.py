@@ -71,6 +71,15 @@ def _match(patterns, line):
     return None
 
 
+def read(path):
+    """The console log at path as text ("" when QEMU never created it)."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
 def parse(text):
     """Parse a console log (str) into a Report."""
     rep = Report()

@@ -83,12 +83,7 @@ def one_try(ctx, run, try_no, tick=None):
     if out.kind == "interrupted":
         _remove(base)
         raise Interrupted()
-    try:
-        with open(base + ".log", errors="replace") as f:
-            text = f.read()
-    except FileNotFoundError:
-        text = ""
-    rep = console.parse(text)
+    rep = console.parse(console.read(base + ".log"))
     status, reason = console.verdict(rep, out.ended)
     cells = {}
     warmup = measured = []

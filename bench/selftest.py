@@ -182,12 +182,7 @@ def boot(variant, build, image, resdir, mode, smp, extra, timeout, log):
     with open(base + ".qemu-cmd", "w") as f:
         f.write(qemu.shell_line(cmd) + "\n")
     out = execute.run(cmd, base + ".log", timeout, base + ".stderr")
-    try:
-        with open(base + ".log", errors="replace") as f:
-            text = f.read()
-    except FileNotFoundError:
-        text = ""
-    rep = console.parse(text)
+    rep = console.parse(console.read(base + ".log"))
     verdict = console.verdict(rep, out.ended, mode="selftest")
     if verdict[0] != "ok":
         log.warn("%s: selftest boot failed: %s" % (variant, verdict[1]))

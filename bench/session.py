@@ -38,21 +38,13 @@ def probe_kvm(build, image, qemu_bin, log_path, bound=PROBE_SECONDS):
     t0 = time.monotonic()
 
     def started():
-        try:
-            with open(log_path, errors="replace") as f:
-                return console.agent_started(f.read())
-        except FileNotFoundError:
-            return False
+        return console.agent_started(console.read(log_path))
 
     out = execute.run(cmd, log_path, bound, log_path + ".stderr",
                       interrupted=started)
     if out.kind == "interrupted":
         return True, "reached the agent in %.1f s" % (time.monotonic() - t0)
-    try:
-        with open(log_path, errors="replace") as f:
-            last = console.parse(f.read()).last_line
-    except FileNotFoundError:
-        last = ""
+    last = console.parse(console.read(log_path)).last_line
     return False, "%s without reaching the agent (last console line: %r)" % (
         out.ended, last[:120])
 
