@@ -11,6 +11,12 @@
 The jump table (x86-64): 16-byte entries {s32 code, s32 target, s64 key},
 each relative to its own address, every entry aligned to 8 (_ASM_ALIGN in
 arch/x86/include/asm/jump_label.h); the low two bits of key are flags.
+s390x (--arch s390x) has the same relative layout, big-endian (".long
+0b-.,%l[label]-." and ".quad %0+%1-." after ".balign 8" in
+arch/s390/include/asm/jump_label.h), and its site is a 6-byte "brcl 0,<label>"
+(c0 04 <offset/2>), patched into "brcl 15,<label>" (c0 f4, the same offset).
+The binutils of the build's arch read its vmlinux (s390x-linux-gnu-objdump
+etc.).
 """
 import argparse
 import json
@@ -31,17 +37,39 @@ SITES = [
 ]
 NOP_RE = re.compile(r"^(nop[lw]?|xchg\s+%ax,%ax|data16.*nop)")
 JCC_RE = re.compile(r"^j(?!mp)[a-z]+\s")
+# s390: mask 0 never branches; newer binutils print it as jgnop.
+S390_NOP_RE = re.compile(r"^(brcl\s+0,|jgnop\s)")
 
 
-def tool(*cmd):
+class Arch:
+    """What verify needs to know about the build's architecture."""
+
+    def __init__(self, name, prefix, endian, nop_re, site_len):
+        self.name = name
+        self.prefix = prefix        # binutils prefix
+        self.endian = endian        # struct byte order of the jump table
+        self.nop_re = nop_re        # a disabled site's instruction
+        self.site_len = site_len    # bytes of a site (0: variable)
+
+
+ARCHES = {
+    "x86_64": Arch("x86_64", "", "<", NOP_RE, 0),
+    "s390x": Arch("s390x", "s390x-linux-gnu-", ">", S390_NOP_RE, 6),
+}
+X86 = ARCHES["x86_64"]
+
+
+def tool(*cmd, arch=X86):
+    cmd = (arch.prefix + cmd[0],) + cmd[1:]
     return subprocess.run(cmd, check=True, capture_output=True,
                           text=True).stdout
 
 
-def symbols(vmlinux):
+def symbols(vmlinux, arch=X86):
     """{name: (address, size)} from nm -S."""
     syms = {}
-    for line in tool("nm", "-S", "--defined-only", vmlinux).splitlines():
+    for line in tool("nm", "-S", "--defined-only", vmlinux,
+                     arch=arch).splitlines():
         f = line.split()
         if len(f) == 4:
             syms[f[3]] = (int(f[0], 16), int(f[1], 16))
@@ -50,9 +78,9 @@ def symbols(vmlinux):
     return syms
 
 
-def file_offset(vmlinux, addr):
+def file_offset(vmlinux, addr, arch=X86):
     """File offset of a virtual address, from the ELF section headers."""
-    for line in tool("readelf", "-SW", vmlinux).splitlines():
+    for line in tool("readelf", "-SW", vmlinux, arch=arch).splitlines():
         f = line.replace("[ ", "[").split()
         if len(f) > 6 and f[0].startswith("[") and f[2] == "PROGBITS":
             base, off, size = (int(x, 16) for x in f[3:6])
@@ -61,18 +89,18 @@ def file_offset(vmlinux, addr):
     raise ValueError("address %#x is in no PROGBITS section" % addr)
 
 
-def parse_jump_table(data, base):
+def parse_jump_table(data, base, endian="<"):
     """Decode entries: list of (code, target, key, flags) absolute."""
     out = []
     for off in range(0, len(data) - ENTRY_SIZE + 1, ENTRY_SIZE):
-        code, target, key = struct.unpack_from("<iiq", data, off)
+        code, target, key = struct.unpack_from(endian + "iiq", data, off)
         addr = base + off
         k = (addr + 8 + key) & 0xFFFFFFFFFFFFFFFF
         out.append((addr + code, addr + 4 + target, k & ~3, k & 3))
     return out
 
 
-def jump_table(vmlinux, syms):
+def jump_table(vmlinux, syms, arch=X86):
     start = syms.get("__start___jump_table", (0, 0))[0]
     stop = syms.get("__stop___jump_table", (0, 0))[0]
     entries = (stop - start) // ENTRY_SIZE if stop else 0
@@ -82,17 +110,15 @@ def jump_table(vmlinux, syms):
             "decoded": []}
     if entries:
         with open(vmlinux, "rb") as f:
-            f.seek(file_offset(vmlinux, start))
-            info["decoded"] = parse_jump_table(f.read(stop - start), start)
+            f.seek(file_offset(vmlinux, start, arch))
+            info["decoded"] = parse_jump_table(f.read(stop - start), start,
+                                               arch.endian)
     return info
 
 
-def disassemble(vmlinux, start, stop):
-    """[(address, instruction text)] between two addresses."""
+def parse_disassembly(text):
+    """[(address, instruction text)] of objdump -d --no-show-raw-insn."""
     out = []
-    text = tool("objdump", "-d", "--no-show-raw-insn",
-                "--start-address=%#x" % start, "--stop-address=%#x" % stop,
-                vmlinux)
     for line in text.splitlines():
         m = re.match(r"^\s*([0-9a-f]+):\s+(.*)$", line)
         if m:
@@ -100,7 +126,22 @@ def disassemble(vmlinux, start, stop):
     return out
 
 
-def classify_site(vmlinux, syms, table, func, key_sym):
+def disassemble(vmlinux, start, stop, arch=X86):
+    """[(address, instruction text)] between two addresses."""
+    return parse_disassembly(tool(
+        "objdump", "-d", "--no-show-raw-insn",
+        "--start-address=%#x" % start, "--stop-address=%#x" % stop,
+        vmlinux, arch=arch))
+
+
+def site_bytes(vmlinux, addr, n, arch=X86):
+    """n bytes of vmlinux at virtual address addr, as hex pairs."""
+    with open(vmlinux, "rb") as f:
+        f.seek(file_offset(vmlinux, addr, arch))
+        return f.read(n).hex(" ")
+
+
+def classify_site(vmlinux, syms, table, func, key_sym, arch=X86):
     """Describe the check of key_sym inside func: 'nop' or 'load+jcc'."""
     if func not in syms or key_sym not in syms:
         return None
@@ -113,17 +154,22 @@ def classify_site(vmlinux, syms, table, func, key_sym):
                 if fstart <= e[0] < fstart + fsize and kstart <= e[2] < kend]
         if not hits:
             return None
-        insns = disassemble(vmlinux, hits[0][0], hits[0][0] + 8)
+        insns = disassemble(vmlinux, hits[0][0], hits[0][0] + 8, arch)
         site.update(address=hex(hits[0][0]), instructions=[insns[0][1]],
-                    kind="nop" if NOP_RE.match(insns[0][1]) else "other")
+                    kind="nop" if arch.nop_re.match(insns[0][1])
+                    else "other")
+        if arch.site_len:
+            site["bytes"] = site_bytes(vmlinux, hits[0][0], arch.site_len,
+                                       arch)
         return site
-    insns = disassemble(vmlinux, fstart, fstart + fsize)
+    insns = disassemble(vmlinux, fstart, fstart + fsize, arch)
     for i, (addr, text) in enumerate(insns):
         if "<%s" % key_sym not in text:
             continue
         window = [t for _, t in insns[i:i + 8]]
+        test = is_load_test_jcc if arch is X86 else is_load_test_brc
         site.update(address=hex(addr), instructions=window,
-                    kind="load+jcc" if is_load_test_jcc(window) else "other")
+                    kind="load+jcc" if test(window) else "other")
         return site
     return None
 
@@ -154,7 +200,49 @@ def is_load_test_jcc(window):
     return False
 
 
+S390_COND = r"(?:o|h|p|nle|l|m|nhe|lh|ne|nz|e|z|nlh|he|nl|nm|le|nh|np|no)"
+S390_JCC_RE = re.compile(r"^(?:jg?%s|brcl?\s+(?:[1-9]|1[0-4]),)\s" % S390_COND)
+S390_CMP_BRANCH_RE = re.compile(
+    r"^cl?g?[ri]j%s?\s+(%%r\d+)," % S390_COND)
+S390_LOAD_RE = re.compile(
+    r"^(l|lt|ly|lg|ltg|lgf|ltgf|llgf|icm|icmy)\s+(%r\d+),(?:\d+,)?"
+    r"-?\d*\((?:%r\d+,)?(%r\d+)\)")
+S390_CC_LOADS = ("lt", "ltg", "ltgf", "icm", "icmy")
+S390_TEST_RE = re.compile(r"^(?:ltg?r|c[gh]?hi|cg?fi|clg?fi|nill)\s+(%r\d+)")
+
+
+def is_load_test_brc(window):
+    """s390: True when window[0] puts the key's address in a register
+    (larl %rB,<key...>), a load through %rB (l, lt, icm, ...) reads the
+    count into %rC, and a conditional branch decides on it: the load itself
+    sets the condition code (lt, icm), or a test or compare of %rC (ltr,
+    chi, ...) comes before a conditional branch (jh, jne, brc 2,...), or a
+    compare-and-branch (cijh %rC,0,...) does both."""
+    m = re.match(r"^larl\s+(%r\d+),", window[0])
+    if not m:
+        return False
+    base, count, flags = m.group(1), None, False
+    for ins in window[1:]:
+        ins = ins.split("#")[0].strip()
+        if count is None:
+            load = S390_LOAD_RE.match(ins)
+            if load and load.group(3) == base:
+                count, flags = load.group(2), load.group(1) in S390_CC_LOADS
+            continue
+        test = S390_TEST_RE.match(ins)
+        if test and test.group(1) == count:
+            flags = True
+            continue
+        cb = S390_CMP_BRANCH_RE.match(ins)
+        if cb:
+            return cb.group(1) == count
+        if S390_JCC_RE.match(ins):
+            return flags
+    return False
+
+
 def verify(args):
+    arch = ARCHES[args.arch]
     vmlinux = args.dir + "/vmlinux"
     with open(args.dir + "/.config") as f:
         final = kconfig.parse(f.read())
@@ -162,10 +250,10 @@ def verify(args):
     for frag in args.fragments:
         with open(frag) as f:
             bad += kconfig.missing(kconfig.parse(f.read()), final)
-    syms = symbols(vmlinux)
-    table = jump_table(vmlinux, syms)
+    syms = symbols(vmlinux, arch)
+    table = jump_table(vmlinux, syms, arch)
     jump_label = final.get("CONFIG_JUMP_LABEL") == "y"
-    sites = [s for s in (classify_site(vmlinux, syms, table, f, k)
+    sites = [s for s in (classify_site(vmlinux, syms, table, f, k, arch)
                          for f, k in SITES) if s]
     want = "nop" if jump_label else "load+jcc"
     checks = {
@@ -228,6 +316,7 @@ def main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
     b.add_argument("dir")
+    b.add_argument("--arch", choices=sorted(ARCHES), default="x86_64")
     for opt in ("variant", "config", "hash", "package", "package-version",
                 "series-hash", "compiler", "boot-args"):
         b.add_argument("--" + opt, default="")
@@ -255,7 +344,8 @@ def main(argv):
                   for s in result["sites"]) or "none"), file=sys.stderr)
     if not result["ok"]:
         return 1
-    meta = {"variant": args.variant, "config": args.config,
+    meta = {"variant": args.variant, "arch": args.arch,
+            "config": args.config,
             "hash": args.hash, "build_seconds": args.build_seconds,
             "source": {"package": args.package,
                        "version": args.package_version,

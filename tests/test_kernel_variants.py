@@ -69,6 +69,16 @@ def test_parse_jump_table_relative_entries():
                           base + 24 + 0x2000, 0)
 
 
+def test_parse_jump_table_big_endian():
+    """s390x: the same relative entries, big-endian."""
+    base = 0x1000000
+    data = struct.pack(">iiq", -0x100, 0x20, 0x1000 + 2)
+    assert verify.parse_jump_table(data, base, ">") == [
+        (base - 0x100, base + 4 + 0x20, base + 8 + 0x1000, 2)]
+    # read little-endian, the same bytes are another table
+    assert verify.parse_jump_table(data, base)[0][0] != base - 0x100
+
+
 def test_load_test_jcc_classifier():
     scheduled = ["mov    0x86339e(%rip),%eax        # <k+0x8>",
                  "mov    0xc0(%rsi),%r13", "mov    0x68(%rsi),%r12d",
@@ -93,6 +103,49 @@ def test_build_usage_errors():
         p = run([BUILD] + args, check=False)
         assert p.returncode == 2, args
         assert text in p.stderr
+
+
+def test_build_arch_usage_errors():
+    for args, text in ((["--arch", "arm64"], "unknown --arch 'arm64'"),
+                       (["--arch", "s390x"], "--arch s390x builds only "
+                        "--config smoke"),
+                       (["--arch"], "--arch needs a value")):
+        p = run([BUILD] + args, check=False)
+        assert p.returncode == 2, args
+        assert text in p.stderr
+
+
+def test_build_dry_run_per_arch(tmp_path):
+    env = dict(os.environ, JLBENCH_CACHE=str(tmp_path))
+    x86 = run([BUILD, "--dry-run", "--config", "smoke", "--variant",
+               "jump-label"], env=env).stdout
+    s390 = run([BUILD, "--dry-run", "--config", "smoke", "--variant",
+                "jump-label", "--arch", "s390x"], env=env).stdout
+    # x86_64 keeps its names, make variables and fragments' order
+    assert "common.config x86_64.config smoke.config jump-label.config" \
+        in x86
+    assert "/kernels/smoke-jump-label-HASH " in x86
+    assert "CC=ccache\\ gcc bzImage modules" in x86
+    assert "ARCH=" not in x86 and "s390" not in x86
+    assert "common.config s390x.config smoke.config jump-label.config" \
+        in s390
+    assert "/kernels/s390x-smoke-jump-label-HASH " in s390
+    assert "ARCH=s390 CROSS_COMPILE=s390x-linux-gnu- " \
+        "CC=ccache\\ s390x-linux-gnu-gcc bzImage modules" in s390
+
+
+def test_arch_fragments_split_common():
+    """common.config holds only what every arch can have; the console
+    device of each arch is in its own fragment."""
+    common = kconfig.parse((KV / "config" / "common.config").read_text())
+    assert not any("8250" in sym for sym in common)
+    x86 = kconfig.parse((KV / "config" / "x86_64.config").read_text())
+    assert x86 == {"CONFIG_SERIAL_8250": "y",
+                   "CONFIG_SERIAL_8250_CONSOLE": "y"}
+    s390 = kconfig.parse((KV / "config" / "s390x.config").read_text())
+    assert s390["CONFIG_SCLP_VT220_CONSOLE"] == "y"
+    assert common["CONFIG_TEST_STATIC_KEYS"] == "m"
+    assert common["CONFIG_MODULES"] == "y"
 
 
 def test_build_dry_run_lists_every_variant(tmp_path):
