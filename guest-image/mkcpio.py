@@ -151,14 +151,16 @@ def symbol_address(system_map, name):
 
 
 def read_cstring(elf, vaddr):
-    """The NUL-terminated string at virtual address vaddr of an ELF64 file."""
-    if elf[:5] != b"\x7fELF\x02":
+    """The NUL-terminated string at virtual address vaddr of an ELF64 file
+    of either byte order (x86_64 is little-endian, s390x big-endian)."""
+    if elf[:5] != b"\x7fELF\x02" or elf[5] not in (1, 2):
         raise SpecError("not a 64-bit ELF file")
-    shoff, = struct.unpack_from("<Q", elf, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", elf, 0x3a)
+    order = "<" if elf[5] == 1 else ">"
+    shoff, = struct.unpack_from(order + "Q", elf, 0x28)
+    shentsize, shnum = struct.unpack_from(order + "HH", elf, 0x3a)
     for i in range(shnum):
         sh_type, _, addr, offset, size = struct.unpack_from(
-            "<IQQQQ", elf, shoff + i * shentsize + 4)
+            order + "IQQQQ", elf, shoff + i * shentsize + 4)
         if sh_type == 1 and addr <= vaddr < addr + size:  # PROGBITS
             start = offset + vaddr - addr
             return elf[start:elf.index(b"\0", start)]

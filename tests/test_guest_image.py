@@ -245,3 +245,50 @@ def test_mkcpio_archive_reads_back(tmp_path):
     assert os.readlink(dest / "d" / "l") == "p"
     assert oct((dest / "d" / "p").stat().st_mode & 0o777) == "0o640"
     shutil.rmtree(dest)
+
+
+def test_s390x_image(tmp_path):
+    """--arch s390x: the agent cross-compiled (a static big-endian s390
+    ELF), the modules and the banner of an s390x build, no tbench; an
+    x86_64 build in its --builds is refused."""
+    d = tmp_path / "jl"
+    (d / "modules").mkdir(parents=True)
+    src = tmp_path / "m.c"
+    src.write_text('const char m[] __attribute__((section(".modinfo"), '
+                   'used)) = "license=GPL\\0depends=\\0";\n')
+    run(["s390x-linux-gnu-gcc", "-c", str(src), "-o",
+         str(d / "modules" / "m.ko")])
+    banner = "Linux version 6.1.192 (jlbench@jlbench) #1 SMP\\n"
+    (d / "v.c").write_text('const char linux_banner[] = "%s";\n' % banner)
+    run(["s390x-linux-gnu-gcc", "-c", str(d / "v.c"), "-o",
+         str(d / "vmlinux")])
+    (d / "System.map").write_text(
+        run(["s390x-linux-gnu-nm", str(d / "vmlinux")]).stdout)
+    (d / "build.json").write_text('{"arch": "s390x"}')
+    builds = tmp_path / "builds.tsv"
+    builds.write_text("jump-label\t%s\n" % d)
+    image, _ = build(tmp_path / "cache", "--arch", "s390x",
+                     "--builds", str(builds))
+    names = cpio_list(image)
+    assert "init" in names and "lib/modules/jlbench/jump-label/m.ko" \
+        in names
+    assert not any("tbench" in n or "perf" in n for n in names)
+    root = tmp_path / "x"
+    root.mkdir()
+    with open(image, "rb") as f:
+        subprocess.run(["cpio", "-i", "-d", "--quiet"],
+                       input=gzip.decompress(f.read()), cwd=root, check=True)
+    init = (root / "init").read_bytes()
+    # ELF64, big-endian, e_machine 22 (EM_S390), no program interpreter
+    assert init[:6] == b"\x7fELF\x02\x02" and init[18:20] == b"\x00\x16"
+    headers = run(["s390x-linux-gnu-readelf", "-lW", str(root / "init")])
+    assert "INTERP" not in headers.stdout
+    assert (root / "lib/modules/jlbench/jump-label/proc_version") \
+        .read_text() == banner.replace("\\n", "\n")
+    (d / "build.json").write_text('{}')
+    env = dict(os.environ, JLBENCH_CACHE=str(tmp_path / "cache"))
+    p = run([BUILD, "--arch", "s390x", "--builds", str(builds)], env=env,
+            check=False)
+    assert p.returncode == 1
+    assert "is an x86_64 build, this is an s390x image" in p.stderr
+    assert run([BUILD, "--arch", "arm"], check=False).returncode == 2

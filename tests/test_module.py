@@ -99,6 +99,24 @@ def test_dry_run_writes_nothing(tmp_path):
     assert not (d / "modules").exists()
 
 
+def test_dry_run_cross_builds_for_the_build_arch(tmp_path):
+    """A build.json with "arch": "s390x" makes a cross build; an unknown
+    arch is an error."""
+    d, tree = fake_build_dir(tmp_path)
+    env = dict(os.environ, JLBENCH_CACHE=str(tmp_path / "cache"))
+    (d / "build.json").write_text('{"arch": "s390x"}')
+    p = run([BUILD, "--build-dir", str(d), "--dry-run"], env=env)
+    assert "dry-run: make -C %s O=%s ARCH=s390 CROSS_COMPILE=s390x-linux-" \
+        "gnu- M=" % (tree, d) in p.stdout
+    (d / "build.json").write_text('{"arch": "x86_64"}')
+    p = run([BUILD, "--build-dir", str(d), "--dry-run"], env=env)
+    assert "O=%s M=" % d in p.stdout and "ARCH=" not in p.stdout
+    (d / "build.json").write_text('{"arch": "vax"}')
+    p = run([BUILD, "--build-dir", str(d), "--dry-run"], env=env,
+            check=False)
+    assert p.returncode == 1 and "unknown arch 'vax'" in p.stderr
+
+
 def test_bad_build_dirs_fail(tmp_path):
     env = dict(os.environ, JLBENCH_CACHE=str(tmp_path / "cache"))
     p = run([BUILD, "--build-dir", str(tmp_path / "nope")], env=env,
