@@ -1,7 +1,7 @@
 """Inputs of a bench run: kernel builds (builds.tsv) and initramfs images.
 
 builds.tsv: `variant<TAB>build_dir` per line (kernel-variants/build --out);
-build_dir has bzImage and build.json (hash, boot_args, ...).
+build_dir has bzImage and build.json (hash, boot_args, arch, ...).
 --initramfs: either one image for every variant, or a TSV file
 `variant<TAB>image` (one image per variant).
 """
@@ -23,6 +23,8 @@ class Build:
         self.hash = str(info.get("hash") or "")
         self.hash_note = ""
         self.boot_args = info.get("boot_args") or ""
+        # builds from before --arch have no "arch": they are x86_64
+        self.arch = info.get("arch") or "x86_64"
 
 
 class Image:

@@ -11,6 +11,12 @@ break icount's determinism.
   icount  -accel tcg -icount shift=2,sleep=off, a fixed virtual RTC, -smp 1:
           guest time advances 2^shift ns per instruction, so a run is a
           deterministic instruction-path-length model (same seed, same bits).
+
+Guest architectures (the "arch" of a build's build.json): x86_64, the
+benchmark's, and s390x (selftest boots only): qemu-system-s390x -M
+s390-ccw-virtio, TCG only (tcg or icount), QEMU's -serial file as the SCLP
+VT220 console, console=ttysclp0. Its default CPU model under TCG is
+"qemu"; the TCG plugin is x86 code and never loaded for s390x.
 """
 import os
 import shlex
@@ -24,6 +30,39 @@ RTC_BASE = "2020-01-01T00:00:00"
 # (icount determinism, comparable runs); oops=panic with panic=-1: a broken
 # kernel ends QEMU at once instead of hanging until the timeout.
 BASE_ARGS = "console=ttyS0 panic=-1 oops=panic nokaslr"
+
+
+class Arch:
+    """How QEMU boots a guest of one architecture."""
+
+    def __init__(self, name, qemu, env, machine, console, modes):
+        self.name = name
+        self.qemu = qemu            # Debian's binary
+        self.env = env              # variable naming another binary
+        self.machine = machine      # extra QEMU arguments
+        self.console = console      # the console device's kernel name
+        self.modes = modes          # accelerator modes it supports
+
+
+ARCHES = {
+    "x86_64": Arch("x86_64", QEMU, "JLBENCH_QEMU", [], "ttyS0", MODES),
+    "s390x": Arch("s390x", "qemu-system-s390x", "JLBENCH_QEMU_S390X",
+                  ["-M", "s390-ccw-virtio"], "ttysclp0", ("tcg", "icount")),
+}
+
+
+def arch_of(name):
+    """The Arch called name; ValueError for an unknown one."""
+    if name not in ARCHES:
+        raise ValueError("unknown guest arch %r (have: %s)"
+                         % (name, ", ".join(sorted(ARCHES))))
+    return ARCHES[name]
+
+
+def base_args(arch="x86_64"):
+    """BASE_ARGS with the console of arch."""
+    return BASE_ARGS.replace("console=ttyS0",
+                             "console=" + arch_of(arch).console)
 
 
 class Guest:
@@ -40,9 +79,11 @@ class Guest:
         self.sites = sites
 
 
-def binary():
-    """The QEMU to run: $JLBENCH_QEMU (e.g. a self-built one) or Debian's."""
-    return os.environ.get("JLBENCH_QEMU") or QEMU
+def binary(arch="x86_64"):
+    """The QEMU to run: $JLBENCH_QEMU (e.g. a self-built one) or Debian's;
+    for s390x $JLBENCH_QEMU_S390X or Debian's qemu-system-s390x."""
+    a = arch_of(arch)
+    return os.environ.get(a.env) or a.qemu
 
 
 def kernel_args(params, variant, perturb_seed, boot_args=""):
@@ -81,9 +122,16 @@ def accel_args(mode, smp):
     raise ValueError("unknown accelerator mode %r" % mode)
 
 
-def command(mode, guest, smp, memory_mb=MEMORY_MB, qemu=QEMU):
-    """The full QEMU argv for one boot."""
-    cmd = [qemu] + accel_args(mode, smp) + [
+def command(mode, guest, smp, memory_mb=MEMORY_MB, qemu=QEMU,
+            arch="x86_64"):
+    """The full QEMU argv for one boot of a guest of arch."""
+    a = arch_of(arch)
+    if mode not in a.modes:
+        raise ValueError("%s guests run under %s, not %s"
+                         % (arch, " or ".join(a.modes), mode))
+    if guest.plugin and arch != "x86_64":
+        raise ValueError("the TCG plugin counts x86 code only")
+    cmd = [qemu] + a.machine + accel_args(mode, smp) + [
         "-m", str(memory_mb),
         "-nodefaults", "-nographic", "-no-reboot",
         "-monitor", "none",

@@ -12,6 +12,15 @@ gets a row `accel` (the accelerator mode: figures in ns are guest time,
 under icount 4 ns per instruction), `boot` (PASS when the boot gave a
 complete, ok result block and no kernel panic, oops or BUG) and
 `kernel_warnings` (WARN, RCU stall and hung-task lines on the console).
+
+Builds of another arch than x86_64 (build.json "arch", e.g. s390x) boot in
+their own QEMU (qemu.ARCHES) with their console, under TCG (icount unless
+--accel tcg); every variant of one invocation must be of the same arch.
+Their rows go to selftest-<arch>.csv (same columns) and their consoles to
+raw/selftest-<arch>-<variant>.*, so that an arch's jump-label never
+replaces the x86_64 one. As their builds are in no meta.json, each variant
+also gets rows from its build.json (build_rows()): the build hash, whether
+it verified, its jump table entries and its disassembled site.
 """
 import argparse
 import csv
@@ -101,6 +110,30 @@ def rows(variant, mode, rep, verdict):
     return out
 
 
+def build_rows(variant, build):
+    """Rows from a build's build.json: build_hash, build_verified,
+    jump_table_entries, and for its first disassembled static-key site
+    site_function, site_kind, site_instruction, site_bytes (when verify
+    recorded them)."""
+    info = build.info
+    ver = info.get("verify") or {}
+    out = [(variant, "build_hash", build.hash),
+           (variant, "build_verified",
+            {True: "PASS", False: "FAIL"}.get(ver.get("ok"), "unknown")),
+           (variant, "jump_table_entries",
+            str((ver.get("jump_table") or {}).get("entries", "unknown")))]
+    sites = ver.get("sites") or []
+    if sites:
+        site = sites[0]
+        for key in ("function", "kind", "bytes"):
+            if site.get(key):
+                out.append((variant, "site_" + key, str(site[key])))
+        if site.get("instructions"):
+            out.append((variant, "site_instruction",
+                        " ".join(site["instructions"][0].split())))
+    return out
+
+
 def failures(table):
     """(variant, name) of the rows that say FAIL, or that say the boot or a
     module failed (selftest.failed above 0)."""
@@ -144,22 +177,35 @@ def merge(old, new):
     return [r for r in old if r[0] not in done] + list(new)
 
 
-def accel_of(resdir, given):
-    """(mode, smp): --accel, else the results dir's, else icount."""
+def csv_name(arch):
+    """selftest.csv, or selftest-<arch>.csv for another arch than x86_64."""
+    return "selftest.csv" if arch == "x86_64" else "selftest-%s.csv" % arch
+
+
+def raw_base(variant, arch):
+    """Name of a boot's raw files, without extension."""
+    if arch == "x86_64":
+        return "selftest-%s" % variant
+    return "selftest-%s-%s" % (arch, variant)
+
+
+def accel_of(resdir, given, arch="x86_64"):
+    """(mode, smp): --accel, else the results dir's (when arch can run
+    it), else icount."""
     meta_path = os.path.join(resdir, "meta.json")
     if given is None and os.path.exists(meta_path):
         with open(meta_path) as f:
             accel = json.load(f).get("accel") or {}
         mode = accel.get("mode")
-        if mode in MODES:
+        if mode in qemu.arch_of(arch).modes:
             smp = 1 if mode == "icount" else int(accel.get("smp") or 1)
             return mode, smp
     mode = given or "icount"
     return mode, 1
 
 
-def kernel_args(variant, boot_args, extra):
-    words = [qemu.BASE_ARGS, "jlbench.mode=selftest",
+def kernel_args(variant, boot_args, extra, arch="x86_64"):
+    words = [qemu.base_args(arch), "jlbench.mode=selftest",
              "jlbench.variant=%s" % variant]
     for x in (boot_args, extra):
         if x and x.strip():
@@ -171,14 +217,16 @@ def boot(variant, build, image, resdir, mode, smp, extra, timeout, log):
     """Boot one variant; return its rows."""
     raw = os.path.join(resdir, "raw")
     os.makedirs(raw, exist_ok=True)
-    base = os.path.join(raw, "selftest-%s" % variant)
+    base = os.path.join(raw, raw_base(variant, build.arch))
     for ext in (".log", ".qemu-cmd", ".stderr"):
         if os.path.exists(base + ext):
             os.unlink(base + ext)
     guest = qemu.Guest(build.kernel, image.path,
-                       kernel_args(variant, build.boot_args, extra),
+                       kernel_args(variant, build.boot_args, extra,
+                                   build.arch),
                        base + ".log")
-    cmd = qemu.command(mode, guest, smp, qemu.MEMORY_MB, qemu.binary())
+    cmd = qemu.command(mode, guest, smp, qemu.MEMORY_MB,
+                       qemu.binary(build.arch), build.arch)
     with open(base + ".qemu-cmd", "w") as f:
         f.write(qemu.shell_line(cmd) + "\n")
     out = execute.run(cmd, base + ".log", timeout, base + ".stderr")
@@ -187,6 +235,8 @@ def boot(variant, build, image, resdir, mode, smp, extra, timeout, log):
     if verdict[0] != "ok":
         log.warn("%s: selftest boot failed: %s" % (variant, verdict[1]))
     table = rows(variant, mode, rep, verdict)
+    if build.arch != "x86_64":
+        table += build_rows(variant, build)
     log.info("%s: %s in %.0f s, %s" % (
         variant, "booted" if verdict[0] == "ok" else "FAILED",
         out.wall_seconds,
@@ -202,22 +252,28 @@ def run(args, log):
     if missing:
         raise inputs.InputError("%s has no build for %s"
                                 % (args.builds, ", ".join(missing)))
+    arches = sorted({builds[v].arch for v in variants})
+    if len(arches) != 1:
+        raise inputs.InputError("%s mixes %s builds: boot one arch at a time"
+                                % (args.builds, " and ".join(arches)))
+    arch = arches[0]
     images = inputs.read_images(args.initramfs, variants)
     resdir = os.path.abspath(args.results)
-    mode, smp = accel_of(resdir, args.accel)
+    mode, smp = accel_of(resdir, args.accel, arch)
     if args.dry_run:
         for v in variants:
-            guest = qemu.Guest(builds[v].kernel, images[v].path,
-                               kernel_args(v, builds[v].boot_args,
-                                           args.kernel_args),
+            b = builds[v]
+            guest = qemu.Guest(b.kernel, images[v].path,
+                               kernel_args(v, b.boot_args, args.kernel_args,
+                                           b.arch),
                                os.path.join(resdir, "raw",
-                                            "selftest-%s.log" % v))
+                                            raw_base(v, arch) + ".log"))
             print(qemu.shell_line(qemu.command(mode, guest, smp,
                                                qemu.MEMORY_MB,
-                                               qemu.binary())))
+                                               qemu.binary(b.arch), b.arch)))
         return 0
     os.makedirs(resdir, exist_ok=True)
-    path = os.path.join(resdir, "selftest.csv")
+    path = os.path.join(resdir, csv_name(arch))
     old = read_csv(path)
     log.info("selftest boots of %s (%s mode) into %s"
              % (", ".join(variants), mode, resdir))

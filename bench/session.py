@@ -298,6 +298,11 @@ def main(argv):
         for b in builds.values():
             if b.hash_note:
                 log.warn(b.hash_note)
+            if b.arch != "x86_64":
+                raise inputs.InputError(
+                    "%s: %s is an %s build; tbench runs boot x86_64 kernels "
+                    "(boot it in selftest mode with bench/selftest)"
+                    % (args.builds, b.variant, b.arch))
         s = (resume_session if args.resume else new_session)(args, log,
                                                              builds)
     except (Fail, inputs.InputError, ValueError) as e:

@@ -115,3 +115,35 @@ def test_kernel_args():
 def test_shell_line_replays_the_argv():
     cmd = qemu.command("icount", guest(), 1)
     assert shlex.split(qemu.shell_line(cmd)) == cmd
+
+
+def test_s390x_guest():
+    cmd = qemu.command("icount", guest(), 1, qemu=qemu.binary("s390x"),
+                       arch="s390x")
+    assert cmd[:3] == ["qemu-system-s390x", "-M", "s390-ccw-virtio"]
+    assert opt(cmd, "-accel") == ["tcg"] and "-icount" in cmd
+    assert opt(cmd, "-serial") == ["file:/r/raw/001-v-try1.log"]
+    assert "-no-reboot" in cmd and "-cpu" not in cmd
+    cmd = qemu.command("tcg", guest(), 1, arch="s390x")
+    assert opt(cmd, "-accel") == ["tcg,thread=multi"]
+    assert qemu.base_args("s390x") == \
+        qemu.BASE_ARGS.replace("ttyS0", "ttysclp0")
+    assert qemu.base_args() == qemu.BASE_ARGS
+    with pytest.raises(ValueError, match="s390x guests run under tcg"):
+        qemu.command("kvm", guest(), 1, arch="s390x")
+    with pytest.raises(ValueError, match="x86 code only"):
+        qemu.command("icount", guest(plugin="/p/branches.so"), 1,
+                     arch="s390x")
+    with pytest.raises(ValueError, match="unknown guest arch"):
+        qemu.command("tcg", guest(), 1, arch="mips")
+
+
+def test_binary_per_arch(monkeypatch):
+    monkeypatch.delenv("JLBENCH_QEMU", raising=False)
+    monkeypatch.delenv("JLBENCH_QEMU_S390X", raising=False)
+    assert qemu.binary() == "qemu-system-x86_64"
+    assert qemu.binary("s390x") == "qemu-system-s390x"
+    monkeypatch.setenv("JLBENCH_QEMU", "/x/qemu")
+    assert qemu.binary("s390x") == "qemu-system-s390x"
+    monkeypatch.setenv("JLBENCH_QEMU_S390X", "/s/qemu")
+    assert (qemu.binary(), qemu.binary("s390x")) == ("/x/qemu", "/s/qemu")

@@ -258,3 +258,13 @@ def test_bench_overhead_on_a_results_dir(setup):
     assert "jump-label     +0.000 %  +- 0.000 %  (n=3)" in out
     assert run([str(ROOT / "bench" / "bench-overhead"), str(tmp / "no")],
                check=False).returncode == 2
+
+
+def test_tbench_runs_refuse_builds_of_another_arch(setup):
+    tmp_path, base, env, _ = setup
+    (tmp_path / "builds" / "plain-read" / "build.json").write_text(
+        json.dumps({"hash": "hs390", "boot_args": "", "arch": "s390x"}))
+    p = run(base + ["--accel", "tcg"], env=env, check=False)
+    assert p.returncode == 1
+    assert "plain-read is an s390x build" in p.stderr
+    assert not (tmp_path / "results").exists()

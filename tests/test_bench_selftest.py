@@ -205,3 +205,64 @@ def test_usage_and_dry_run(inputs, tmp_path):
     assert "-icount" in lines[0]
     assert not (tmp_path / "res").exists()
     assert run([TOOL, "--help"]).stdout.startswith("usage: bench/selftest")
+
+
+def test_s390x_builds(inputs, tmp_path):
+    """s390x builds boot in qemu-system-s390x (the stand-in here) with the
+    SCLP console; their rows go to selftest-s390x.csv, so the x86_64 rows
+    of the same variants stay; one arch per call."""
+    builds, image, qemu = inputs
+    res = tmp_path / "res"
+    assert tool(inputs, res, REAL).returncode == 0
+    site = {"function": "tcp_rcv_established", "kind": "nop",
+            "instructions": ["jgnop\t1a2b3c <tcp_rcv_established+0x4c>"],
+            "bytes": "c0 04 00 00 00 2a"}
+    for v in ("jump-label", "atomic-read"):
+        (tmp_path / v / "build.json").write_text(json.dumps(
+            {"hash": "s" + v[0], "boot_args": "", "arch": "s390x",
+             "verify": {"ok": True, "jump_table": {"entries": 321},
+                        "sites": [site]}}))
+    env = dict(os.environ, JLBENCH_QEMU_S390X=str(qemu),
+               JLBENCH_QEMU="/nonexistent", SELFTEST_CONSOLE=str(REAL))
+    args = [TOOL, "--builds", str(builds), "--initramfs", str(image),
+            "--results", str(res)]
+    p = run(args + ["--dry-run"], env=env)
+    lines = p.stdout.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("%s -M s390-ccw-virtio -accel tcg -icount"
+                               % qemu)
+    assert "console=ttysclp0 panic=-1" in lines[0]
+    assert "/raw/selftest-s390x-jump-label.log" in lines[0]
+    p = run(args + ["--variants", "jump-label"], env=env, check=False)
+    assert p.returncode == 0, p.stderr
+    with open(res / "selftest-s390x.csv") as f:
+        rows = [(r["variant"], r["name"], r["value"])
+                for r in csv.DictReader(f)]
+    assert ("jump-label", "jlbench_static_key.site_bytes", "PASS") in rows
+    # the build's figures, from its build.json
+    assert rows[-7:] == [
+        ("jump-label", "build_hash", "sj"),
+        ("jump-label", "build_verified", "PASS"),
+        ("jump-label", "jump_table_entries", "321"),
+        ("jump-label", "site_function", "tcp_rcv_established"),
+        ("jump-label", "site_kind", "nop"),
+        ("jump-label", "site_bytes", "c0 04 00 00 00 2a"),
+        ("jump-label", "site_instruction",
+         "jgnop 1a2b3c <tcp_rcv_established+0x4c>")]
+    assert {v for v, _, _ in table(res)} == {"jump-label", "atomic-read"}
+    assert (res / "raw" / "selftest-s390x-jump-label.qemu-cmd").exists()
+    p = run(args + ["--accel", "kvm"], env=env, check=False)
+    assert p.returncode == 1 and "s390x guests run under tcg" in p.stderr
+    (tmp_path / "atomic-read" / "build.json").write_text("{}")
+    p = run(args, env=env, check=False)
+    assert p.returncode == 1 and "mixes s390x and x86_64 builds" in p.stderr
+
+
+def test_accel_of_another_arch(tmp_path):
+    """A results dir made under KVM still boots s390x under icount."""
+    (tmp_path / "meta.json").write_text(json.dumps(
+        {"accel": {"mode": "kvm", "smp": 2}}))
+    assert selftest.accel_of(str(tmp_path), None) == ("kvm", 2)
+    assert selftest.accel_of(str(tmp_path), None, "s390x") == ("icount", 1)
+    assert selftest.csv_name("s390x") == "selftest-s390x.csv"
+    assert selftest.csv_name("x86_64") == "selftest.csv"
