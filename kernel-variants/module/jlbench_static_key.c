@@ -20,7 +20,25 @@
  * bench_branch. Figures: jump_label, plain_reads, invert, sites, site_len,
  * text_bytes_changed, threads, rounds, bench_iters, bench_reps,
  * bench_empty_ns, bench_off_ns, bench_on_ns (ns per loop iteration, the
- * minimum over bench_reps runs), checks, failed.
+ * minimum over bench_reps runs), count_iters, checks, failed.
+ *
+ * Count runs, for jlbench's TCG plugin (bench/plugin/README.md, "Regions"):
+ * each timed loop runs once more with count_iters iterations and once with
+ * twice as many, each run between the two region markers of its own id:
+ *
+ *	region	loop			iterations
+ *	1	jlb_bench_empty		count_iters
+ *	2	jlb_bench_empty		2 * count_iters
+ *	3	jlb_bench_loop, key off	count_iters
+ *	4	jlb_bench_loop, key off	2 * count_iters
+ *	5	jlb_bench_loop, key on	count_iters
+ *	6	jlb_bench_loop, key on	2 * count_iters
+ *
+ * with interrupts and preemption off. The plugin counts the instructions
+ * and conditional branches executed in each region; the difference between
+ * a loop's two regions divided by count_iters is that loop's exact count per
+ * iteration: the call, the loop entry and exit and the markers are the same
+ * in both and cancel. The markers are NOPs everywhere else.
  *
  * Never load this into a machine's own kernel: it patches its own code and
  * spins with preemption off. jlbench runs it only inside QEMU guests.
@@ -70,6 +88,10 @@ MODULE_PARM_DESC(bench_iters, "iterations per timed loop (1000..1000000000, defa
 static uint bench_reps = 5;
 module_param(bench_reps, uint, 0444);
 MODULE_PARM_DESC(bench_reps, "timed runs of each loop; the fastest counts (1..100, default 5)");
+
+static ulong count_iters = 10000;
+module_param(count_iters, ulong, 0444);
+MODULE_PARM_DESC(count_iters, "iterations of the first count run of each loop; the second runs twice as many (1000..1000000, default 10000)");
 
 /* The key under test, and its one check site: jlb_taken(). */
 static struct jump_label_key jlb_key = JUMP_LABEL_INIT;
@@ -436,6 +458,28 @@ static void check_code_patching(void)
 	report("text_patching", text_ok);
 }
 
+/*
+ * Region markers of jlbench's TCG plugin: the 9-byte NOP
+ * "nopw disp32(%rax,%rax,1)" whose displacement bytes are 'J' 'L' 'R' <id>
+ * (open region <id>) or 'J' 'L' 'r' <id> (close it); @id is a constant.
+ * The begin marker also takes @n, a loop's iteration count, in %rdi, the
+ * register of a call's first argument, so that the call of the loop
+ * follows the marker directly: the same instructions in every region.
+ */
+#define JLB_REGION_BYTES(kind) \
+	".byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x4a, 0x4c, " kind ", %c[region]\n"
+
+static __always_inline void jlb_region_begin(const u8 id, unsigned long *n)
+{
+	asm volatile(JLB_REGION_BYTES("0x52")
+		     : "+D" (*n) : [region] "i" (id) : "memory");
+}
+
+static __always_inline void jlb_region_end(const u8 id)
+{
+	asm volatile(JLB_REGION_BYTES("0x72") : : [region] "i" (id) : "memory");
+}
+
 static noinline void jlb_bench_hit(void)
 {
 	jlb_bench_hits++;
@@ -492,10 +536,59 @@ static void print_ns(const char *name, u64 ns1000)
 	pr_info("%s=%llu.%03u\n", name, whole, frac);
 }
 
+/*
+ * count_run: @loop with count_iters iterations in region @id, then with
+ * twice as many in region @id + 1, interrupts and preemption off.
+ */
+static __always_inline void count_run(void (*loop)(unsigned long),
+				      const u8 id)
+{
+	unsigned long n1 = count_iters, n2 = 2 * count_iters;
+	unsigned long flags;
+
+	preempt_disable();
+	local_irq_save(flags);
+	jlb_region_begin(id, &n1);
+	loop(n1);
+	jlb_region_end(id);
+	jlb_region_begin(id + 1, &n2);
+	loop(n2);
+	jlb_region_end(id + 1);
+	local_irq_restore(flags);
+	preempt_enable();
+}
+
+/*
+ * count_runs: the count runs of the three loops (regions 1 to 6); true when
+ * the guarded body ran 0 times with the key off and every time with it on.
+ */
+static bool count_runs(void)
+{
+	unsigned long off_hits, on_hits;
+
+	count_run(jlb_bench_empty, 1);
+	jlb_bench_hits = 0;
+	count_run(jlb_bench_loop, 3);
+	off_hits = jlb_bench_hits;
+	jump_label_inc(&jlb_bench_key);
+	jlb_bench_hits = 0;
+	count_run(jlb_bench_loop, 5);
+	on_hits = jlb_bench_hits;
+	jump_label_dec(&jlb_bench_key);
+
+	pr_info("count_iters=%lu\n", count_iters);
+	if (off_hits == 0 && on_hits == 3 * count_iters)
+		return true;
+	pr_info("bench_branch: count runs: guarded body ran %lu times disabled, %lu times enabled (expected 0 and %lu)\n",
+		off_hits, on_hits, 3 * count_iters);
+	return false;
+}
+
 static void bench(void)
 {
 	u64 empty, off, on;
 	unsigned long off_hits, on_hits;
+	bool counted;
 
 	empty = time_loop(jlb_bench_empty);
 	jlb_bench_hits = 0;
@@ -506,6 +599,7 @@ static void bench(void)
 	on = time_loop(jlb_bench_loop);
 	on_hits = jlb_bench_hits;
 	jump_label_dec(&jlb_bench_key);
+	counted = count_runs();
 
 	pr_info("bench_iters=%lu\n", bench_iters);
 	pr_info("bench_reps=%u\n", bench_reps);
@@ -515,7 +609,7 @@ static void bench(void)
 	if (off_hits != 0 || on_hits != (unsigned long)bench_reps * bench_iters)
 		pr_info("bench_branch: guarded body ran %lu times disabled, %lu times enabled (expected 0 and %lu)\n",
 			off_hits, on_hits, (unsigned long)bench_reps * bench_iters);
-	report("bench_branch", off_hits == 0 &&
+	report("bench_branch", counted && off_hits == 0 &&
 	       on_hits == (unsigned long)bench_reps * bench_iters);
 }
 
@@ -523,7 +617,8 @@ static bool params_ok(void)
 {
 	if (threads < 1 || threads > 64 || rounds < 1 || rounds > 100000 ||
 	    bench_iters < 1000 || bench_iters > 1000000000 ||
-	    bench_reps < 1 || bench_reps > 100) {
+	    bench_reps < 1 || bench_reps > 100 ||
+	    count_iters < 1000 || count_iters > 1000000) {
 		pr_err("parameter out of range (see modinfo)\n");
 		return false;
 	}
