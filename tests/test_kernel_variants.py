@@ -79,6 +79,60 @@ def test_parse_jump_table_big_endian():
     assert verify.parse_jump_table(data, base)[0][0] != base - 0x100
 
 
+FIX = ROOT / "tests" / "fixtures" / "kernel-variants"
+
+
+def test_s390x_real_jump_entry_and_site():
+    """A real entry of the s390x smoke jump-label vmlinux (build
+    0c1801a487107f5b, at 0x5e4f90): code, target and key, big-endian and
+    relative; and objdump's text of that site, which verify classifies as
+    the NOP (brcl 0, printed jgnop by binutils 2.40)."""
+    entry = bytes.fromhex("ff e5 c4 78 ff e5 c5 38 00 00 00 00 00 0a b4 80")
+    assert verify.parse_jump_table(entry, 0x5e4f90, ">") == [
+        (0x441408, 0x4414cc, 0x690418, 0)]  # key: __tracepoint_tcp_probe+8
+    insns = verify.parse_disassembly(
+        (FIX / "s390x-objdump-site.txt").read_text())
+    assert [a for a, _ in insns] == [0x4413f6, 0x4413fa, 0x4413fe,
+                                     0x441404, 0x441408, 0x44140e,
+                                     0x441412, 0x441418]
+    site = dict(insns)[0x441408]
+    assert site == "jgnop\t4414cc <tcp_rcv_established+0xec>"
+    s390 = verify.ARCHES["s390x"]
+    assert s390.nop_re.match(site)
+    assert s390.nop_re.match("brcl\t0,4414cc <tcp_rcv_established+0xec>")
+    # enabled, the same site is brcl 15 (jg); other instructions are no NOP
+    for text in ("jg\t4414cc <tcp_rcv_established+0xec>",
+                 "brcl\t15,4414cc", "lgr\t%r2,%r11", "nopr\t%r7"):
+        assert not s390.nop_re.match(text), text
+    assert not verify.X86.nop_re.match(site)
+
+
+def test_s390x_load_test_branch_classifier():
+    """The fallback kernels' check on s390: the key's address (larl), a load
+    of its count through it, and a conditional branch on the count."""
+    ok = [["larl\t%r1,690410 <__tracepoint_tcp_probe>",
+           "l\t%r1,8(%r1)", "ltr\t%r1,%r1", "jh\t4414cc <f+0xec>"],
+          ["larl\t%r1,690418 <__tracepoint_tcp_probe+0x8>",
+           "lgr\t%r2,%r11", "lt\t%r3,0(%r1)", "jne\t4414cc <f+0xec>"],
+          ["larl\t%r1,690410 <__tracepoint_tcp_probe>",
+           "l\t%r4,8(%r1)", "cijh\t%r4,0,4414cc <f+0xec>"],
+          ["larl\t%r1,690410 <k>", "icm\t%r2,15,8(%r1)",
+           "jgne\t4414cc <f+0xec>"]]
+    for window in ok:
+        assert verify.is_load_test_brc(window), window
+    bad = [["larl\t%r1,690410 <k>", "l\t%r1,8(%r1)",
+            "j\t4414cc <f+0xec>"],                    # unconditional
+           ["larl\t%r1,690410 <k>", "l\t%r2,8(%r1)", "ltr\t%r3,%r3",
+            "jh\t4414cc <f+0xec>"],                   # another register
+           ["larl\t%r1,690410 <k>", "l\t%r2,8(%r5)",
+            "ltr\t%r2,%r2", "jh\t4414cc"],           # not through the key
+           ["lg\t%r1,0(%r2)", "ltr\t%r1,%r1", "jh\t4414cc"],
+           ["larl\t%r1,690410 <k>", "l\t%r2,8(%r1)",
+            "cijh\t%r3,0,4414cc"]]
+    for window in bad:
+        assert not verify.is_load_test_brc(window), window
+
+
 def test_load_test_jcc_classifier():
     scheduled = ["mov    0x86339e(%rip),%eax        # <k+0x8>",
                  "mov    0xc0(%rsi),%r13", "mov    0x68(%rsi),%r12d",

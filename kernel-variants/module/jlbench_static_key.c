@@ -18,6 +18,8 @@
  * Checks: default_off, inc_inc_dec, dec_disables, enabled_follows_count,
  * concurrent, text_patching, site_bytes (jump-label kernels only),
  * bench_branch. Figures: jump_label, plain_reads, invert, sites, site_len,
+ * site_off and site_on (jump-label kernels: the bytes of the key's first
+ * site while disabled and while enabled, hex pairs),
  * text_bytes_changed, threads, rounds, bench_iters, bench_reps,
  * bench_empty_ns, bench_off_ns, bench_on_ns (ns per loop iteration, the
  * minimum over bench_reps runs), count_iters, checks, failed.
@@ -38,7 +40,13 @@
  * and conditional branches executed in each region; the difference between
  * a loop's two regions divided by count_iters is that loop's exact count per
  * iteration: the call, the loop entry and exit and the markers are the same
- * in both and cancel. The markers are NOPs everywhere else.
+ * in both and cancel. The markers are NOPs everywhere else. They are x86
+ * code: on s390 they are nothing (the plugin counts x86 code only), and
+ * the count runs are merely two more runs of each loop.
+ *
+ * Architectures: x86 (a site is a 2- or 5-byte NOP patched into a JMP of
+ * its length) and s390 (seed 004: a 6-byte brcl whose condition mask is
+ * patched, 0 when disabled, 15 when enabled; see site_is_nop()).
  *
  * Never load this into a machine's own kernel: it patches its own code and
  * spins with preemption off. jlbench runs it only inside QEMU guests.
@@ -60,12 +68,16 @@
 
 #include "jump_label_2011.h"
 
-#ifndef CONFIG_X86
-#error "jlbench_static_key decodes x86 jump label instructions"
+#if !defined(CONFIG_X86) && !defined(CONFIG_S390)
+#error "jlbench_static_key decodes x86 and s390 jump label sites only"
 #endif
 
 #ifdef CONFIG_JUMP_LABEL
+#ifdef CONFIG_X86
 #include <asm/nops.h>
+#else
+#include <asm/unaligned.h>
+#endif
 #endif
 
 static bool invert;
@@ -275,12 +287,11 @@ static void check_concurrent(void)
 #define MAX_SITES 8
 
 #ifdef CONFIG_JUMP_LABEL
-static const u8 jlb_nop2[] = { BYTES_NOP2 };
-static const u8 jlb_nop5[] = { BYTES_NOP5 };
+#define SITE_MAX_LEN 8
 
 struct jlb_site {
 	struct jump_entry *entry;
-	int len;		/* 2 or 5, from the NOP found when disabled */
+	int len;		/* x86: 2 or 5, from the NOP; s390: 6 */
 };
 
 /* find_sites: the module's own jump entries that belong to jlb_key. */
@@ -301,6 +312,10 @@ static int find_sites(struct jlb_site *sites)
 	}
 	return n;
 }
+
+#ifdef CONFIG_X86
+static const u8 jlb_nop2[] = { BYTES_NOP2 };
+static const u8 jlb_nop5[] = { BYTES_NOP5 };
 
 /* site_is_nop: the site holds a 2- or 5-byte NOP; note its length. */
 static bool site_is_nop(struct jlb_site *s)
@@ -336,6 +351,50 @@ static bool site_is_jmp(struct jlb_site *s)
 	pr_info("site_bytes: %pS: %5ph is not a %d-byte JMP to %pS\n", code,
 		code, s->len, (void *)jump_entry_target(s->entry));
 	return false;
+}
+#else
+/*
+ * s390 (arch/s390/kernel/jump_label.c): a site is "brcl <mask>,<target>",
+ * six bytes c0 <mask << 4 | 4> <s32 big-endian (target - site) / 2>. The
+ * kernel writes mask 0 (never branch: a NOP) while the key is disabled and
+ * mask 15 (always) while it is enabled, both with the target's offset.
+ */
+#define BRCL_LEN 6
+
+/* site_is_brcl: the site holds "brcl @mask" to its jump entry's target. */
+static bool site_is_brcl(struct jlb_site *s, u8 mask)
+{
+	const u8 *code = (const u8 *)jump_entry_code(s->entry);
+	long rel = ((long)jump_entry_target(s->entry) -
+		    (long)jump_entry_code(s->entry)) / 2;
+	s32 off = (s32)get_unaligned_be32(code + 2);
+
+	s->len = BRCL_LEN;
+	if (code[0] == 0xc0 && code[1] == (mask << 4 | 0x04) && off == rel)
+		return true;
+	pr_info("site_bytes: %pS: %6ph is not brcl %u to %pS\n", code, code,
+		mask, (void *)jump_entry_target(s->entry));
+	return false;
+}
+
+/* site_is_nop: the site holds brcl 0 (never branch) to its target. */
+static bool site_is_nop(struct jlb_site *s)
+{
+	return site_is_brcl(s, 0);
+}
+
+/* site_is_jmp: the site holds brcl 15 (always branch) to its target. */
+static bool site_is_jmp(struct jlb_site *s)
+{
+	return site_is_brcl(s, 15);
+}
+#endif
+
+/* site_copy: the bytes of site @s (at most SITE_MAX_LEN) into @buf. */
+static void site_copy(const struct jlb_site *s, u8 *buf)
+{
+	memcpy(buf, (const void *)jump_entry_code(s->entry),
+	       min(s->len, SITE_MAX_LEN));
 }
 
 /* sites_are: every site holds a NOP (@jmp false) or a JMP (@jmp true). */
@@ -409,8 +468,9 @@ static void check_code_patching(void)
 	bool bytes_ok = true, text_ok;
 	int nsites = 0;
 	u8 *snap;
-
 #ifdef CONFIG_JUMP_LABEL
+	u8 site_off[SITE_MAX_LEN], site_on[SITE_MAX_LEN];
+
 	nsites = find_sites(sites);
 	if (nsites <= 0) {
 		pr_info("site_bytes: %s jump entries of the key in the module\n",
@@ -420,6 +480,7 @@ static void check_code_patching(void)
 		return;
 	}
 	bytes_ok &= sites_are(sites, nsites, false);
+	site_copy(&sites[0], site_off);
 #endif
 	snap = vmalloc(size);
 	if (!snap) {
@@ -433,6 +494,7 @@ static void check_code_patching(void)
 	on_diff = text_diff(snap, sites, nsites, &on_out);
 #ifdef CONFIG_JUMP_LABEL
 	bytes_ok &= sites_are(sites, nsites, true);
+	site_copy(&sites[0], site_on);
 #endif
 	jump_label_dec(&jlb_key);
 	text_ok &= expect("text_patching", 0);
@@ -450,8 +512,11 @@ static void check_code_patching(void)
 		pr_info("text_patching: %u bytes changed when enabled (%u outside the key's sites), %u still changed when disabled again\n",
 			on_diff, on_out, off_diff);
 	pr_info("sites=%d\n", nsites);
-	if (nsites)
-		pr_info("site_len=%d\n", sites[0].len);
+#ifdef CONFIG_JUMP_LABEL
+	pr_info("site_len=%d\n", sites[0].len);
+	pr_info("site_off=%*ph\n", min(sites[0].len, SITE_MAX_LEN), site_off);
+	pr_info("site_on=%*ph\n", min(sites[0].len, SITE_MAX_LEN), site_on);
+#endif
 	pr_info("text_bytes_changed=%u\n", on_diff);
 	if (IS_ENABLED(CONFIG_JUMP_LABEL))
 		report("site_bytes", bytes_ok);
@@ -466,6 +531,7 @@ static void check_code_patching(void)
  * register of a call's first argument, so that the call of the loop
  * follows the marker directly: the same instructions in every region.
  */
+#ifdef CONFIG_X86
 #define JLB_REGION_BYTES(kind) \
 	".byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x4a, 0x4c, " kind ", %c[region]\n"
 
@@ -479,6 +545,18 @@ static __always_inline void jlb_region_end(const u8 id)
 {
 	asm volatile(JLB_REGION_BYTES("0x72") : : [region] "i" (id) : "memory");
 }
+#else
+/* The markers are x86 code; elsewhere a region is only a compiler barrier. */
+static __always_inline void jlb_region_begin(const u8 id, unsigned long *n)
+{
+	barrier();
+}
+
+static __always_inline void jlb_region_end(const u8 id)
+{
+	barrier();
+}
+#endif
 
 static noinline void jlb_bench_hit(void)
 {
