@@ -193,6 +193,9 @@ def test_plugin_loads_and_reports(plugin_so, tmp_path):
     assert r["total_kernel_insns"] == "0"
     assert r["sites"] == "2"
     assert r["count_mode"] == "insn"
+    # No region marker ran: no region keys.
+    assert r["regions"] == "0"
+    assert not [k for k in r if k.startswith("region.")]
     assert not (tmp_path / "report.txt.tmp").exists()
 
 

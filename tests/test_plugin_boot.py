@@ -92,6 +92,50 @@ def test_window_counts_are_exact(builds, plugin_so, testinit, tmp_path,
     assert int(r["total_user_branches"]) >= LOOP
 
 
+def user(r, rid, fig):
+    """A region's user-mode figure (all minus kernel: interrupts during a
+    user region count as kernel work inside it)."""
+    return int(r["region.%d.%s" % (rid, fig)]) - \
+        int(r["region.%d.kernel_%s" % (rid, fig)])
+
+
+def test_region_counts_are_exact(builds, plugin_so, testinit, tmp_path):
+    """testinit's regions (bench/plugin/testinit.c, regions()): loops of
+    known length, nested regions, ids 0 and 255, unbalanced markers."""
+    kernel = os.path.join(builds["jump-label"], "bzImage")
+    n = 1000
+    r, console = boot(tmp_path, "regions", kernel,
+                      os.path.join(testinit, "initramfs.cpio.gz"),
+                      "jlbtest.loop=%d jlbtest.regions=1" % n, plugin_so)
+    assert "jlbtest: done" in console
+    # The window is unchanged by regions.
+    assert (r["window"], r["markers_start"], r["markers_end"]) == \
+        ("1", "1", "1")
+    assert int(r["user_branches"]) == n
+    assert r["regions"] == "8"
+    assert sorted({k.split(".")[1] for k in r if k.startswith("region.")},
+                  key=int) == ["0", "7", "8", "9", "10", "11", "12", "255"]
+    closed = {rid: (r["region.%d.begins" % rid], r["region.%d.closed" % rid],
+                    r["region.%d.unbalanced" % rid])
+              for rid in (0, 7, 8, 9, 10, 11, 12, 255)}
+    assert closed == {0: ("1", "1", "0"), 7: ("1", "1", "0"),
+                      8: ("1", "1", "0"), 9: ("1", "1", "0"),
+                      10: ("0", "0", "1"), 11: ("2", "1", "1"),
+                      12: ("1", "0", "1"), 255: ("1", "1", "0")}
+    # Begin marker inside, end marker outside (count=insn).
+    assert (user(r, 7, "insns"), user(r, 7, "branches")) == (2 * n + 1, n)
+    assert (user(r, 9, "insns"), user(r, 9, "branches")) == (2 * n + 1, n)
+    assert (user(r, 8, "insns"), user(r, 8, "branches")) == \
+        (4 * n + 3, 2 * n)
+    for rid in (0, 255):
+        assert (user(r, rid, "insns"), user(r, rid, "branches")) == (1, 0)
+    # 11: the first begin stands, the second is only counted.
+    assert (user(r, 11, "insns"), user(r, 11, "branches")) == (2, 0)
+    for rid in (10, 12):
+        assert (r["region.%d.insns" % rid],
+                r["region.%d.branches" % rid]) == ("0", "0")
+
+
 def test_counts_repeat_exactly(builds, plugin_so, testinit, tmp_path):
     """Same kernel, same parameters: identical reports, kernel work seen."""
     kernel = os.path.join(builds["jump-label"], "bzImage")

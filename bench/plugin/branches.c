@@ -6,14 +6,16 @@
  * JCXZ/JECXZ/JRCXZ, LOOP*), separately for kernel addresses (top half of
  * the x86-64 address space) and everything else ("user"), and optionally the
  * executions of instructions at listed code addresses (sites=FILE). Figures
- * are reported for the whole run and for the window between the guest
- * agent's marker instructions (guest-image/PROTOCOL.md, "Window markers").
+ * are reported for the whole run, for the window between the guest
+ * agent's marker instructions (guest-image/PROTOCOL.md, "Window markers"),
+ * and for numbered regions between region markers (ids 0..255, e.g. the
+ * static-key module's count runs; bench/plugin/README.md, "Regions").
  *
  * How it stays cheap: all counting is done by TCG inline operations (an add
  * to a global counter compiled into the translated code, no helper call).
- * The window needs no run-time test: the only callbacks are on the two
- * marker instructions, which snapshot the running counters; the window
- * figures are differences of snapshots.
+ * The window and the regions need no run-time test: the only callbacks are
+ * on the marker instructions, which snapshot the running counters; window
+ * and region figures are differences of snapshots.
  *
  * Arguments (-plugin branches.so,ARG,ARG...):
  *   outfile=PATH   where the key=value report is written at exit
@@ -58,6 +60,17 @@ static int window_open;
 static uint64_t markers_start, markers_end, windows_closed;
 static uint64_t tbs_translated;
 
+/* Per region id: snapshots like the window's, and marker statistics. */
+struct region {
+	struct counters sum;	/* over closed instances */
+	struct counters at_begin;
+	uint64_t begins, closed;
+	uint64_t unbalanced;	/* begin while open, end while closed */
+	int open;
+};
+
+static struct region regions[X86_REGIONS];
+
 static struct sites sites;
 static int have_sites;
 static int count_per_insn = 1;
@@ -97,6 +110,35 @@ static void marker_exec(unsigned int vcpu_index, void *udata)
 	}
 }
 
+/*
+ * region_exec() - a region marker is about to execute. udata: the id, plus
+ * X86_REGIONS for an end marker. A begin while the region is open or an
+ * end while it is closed is counted as unbalanced and otherwise ignored
+ * (the first begin stands); regions of different ids may nest or overlap.
+ */
+static void region_exec(unsigned int vcpu_index, void *udata)
+{
+	uintptr_t v = (uintptr_t)udata;
+	struct region *r = &regions[v % X86_REGIONS];
+
+	(void)vcpu_index;
+	if (v < X86_REGIONS) {
+		r->begins++;
+		if (r->open) {
+			r->unbalanced++;
+		} else {
+			r->at_begin = live;
+			r->open = 1;
+		}
+	} else if (r->open) {
+		counters_add(&r->sum, &live, &r->at_begin);
+		r->open = 0;
+		r->closed++;
+	} else {
+		r->unbalanced++;
+	}
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
@@ -127,6 +169,14 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, marker_exec, QEMU_PLUGIN_CB_NO_REGS,
 				(void *)(uintptr_t)k);
+		else if (k == X86_MARK_REGION_BEGIN || k == X86_MARK_REGION_END)
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, region_exec, QEMU_PLUGIN_CB_NO_REGS,
+				(void *)(uintptr_t)(x86_region_id(
+					qemu_plugin_insn_data(insn),
+					qemu_plugin_insn_size(insn)) +
+					(k == X86_MARK_REGION_END ?
+					 X86_REGIONS : 0)));
 		if (have_sites &&
 		    sites_contains(&sites, qemu_plugin_insn_vaddr(insn)))
 			qemu_plugin_register_vcpu_insn_exec_inline(
@@ -147,6 +197,43 @@ static void put_window(FILE *f, const char *key, uint64_t v, int valid)
 static void put_u64(FILE *f, const char *key, uint64_t v)
 {
 	fprintf(f, "%s=%llu\n", key, (unsigned long long)v);
+}
+
+/* put_region() - key region.<id>.<name>=<v>. */
+static void put_region(FILE *f, int id, const char *name, uint64_t v)
+{
+	fprintf(f, "region.%d.%s=%llu\n", id, name, (unsigned long long)v);
+}
+
+/*
+ * write_regions() - the regions any marker named, in id order: regions
+ * (how many), then per region its markers, closed instances, unbalanced
+ * markers (a region open at exit counts as one), and the instructions and
+ * conditional branches of its closed instances, all modes and kernel only.
+ */
+static void write_regions(FILE *f)
+{
+	uint64_t n = 0;
+	int id;
+
+	for (id = 0; id < X86_REGIONS; id++)
+		n += regions[id].begins || regions[id].unbalanced;
+	put_u64(f, "regions", n);
+	for (id = 0; id < X86_REGIONS; id++) {
+		const struct region *r = &regions[id];
+
+		if (!r->begins && !r->unbalanced)
+			continue;
+		put_region(f, id, "begins", r->begins);
+		put_region(f, id, "closed", r->closed);
+		put_region(f, id, "unbalanced", r->unbalanced + r->open);
+		put_region(f, id, "insns",
+			   r->sum.insns[KERNEL] + r->sum.insns[USER]);
+		put_region(f, id, "branches",
+			   r->sum.branches[KERNEL] + r->sum.branches[USER]);
+		put_region(f, id, "kernel_insns", r->sum.insns[KERNEL]);
+		put_region(f, id, "kernel_branches", r->sum.branches[KERNEL]);
+	}
 }
 
 static void write_report(FILE *f)
@@ -177,6 +264,7 @@ static void write_report(FILE *f)
 	else
 		fprintf(f, "total_site_execs=not-counted\n");
 	put_u64(f, "tbs_translated", tbs_translated);
+	write_regions(f);
 }
 
 static void at_exit(qemu_plugin_id_t id, void *udata)

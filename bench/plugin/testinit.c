@@ -11,6 +11,8 @@
  *   jlbtest.syscalls=M  then, still inside the window, M rounds of a pipe
  *                       write + read and a getppid() (kernel-heavy work, for
  *                       costing; default 0)
+ *   jlbtest.regions=1   after the window, region markers with known counts
+ *                       (regions(): closed, nested, unbalanced; default 0)
  * It prints "jlbtest: ..." lines on the console and reboots; QEMU runs with
  * -no-reboot, so the reboot ends QEMU. The symbol jlbtest_jnz is the address
  * of the loop's jnz (tests pass it to the plugin as a site).
@@ -66,6 +68,48 @@ static __attribute__((noinline)) int syscall_window(unsigned long n,
 	return 0;
 }
 
+/* Region markers: 66 0f 1f 84 00 'J' 'L' 'R'|'r' <id>, id a byte. */
+#define REGION(kind, id) ".byte 0x66,0x0f,0x1f,0x84,0x00,0x4a,0x4c," \
+	kind "," #id "\n\t"
+#define BEGIN(id) REGION("0x52", id)
+#define END(id) REGION("0x72", id)
+
+/*
+ * regions() - in user mode, counted with count=insn (begin marker inside,
+ * end marker outside, as for the window):
+ *   7:  n x (dec; jnz)                       2n + 1 insns, n branches
+ *   8:  begin 9, n x (dec; jnz), end 9, n x (dec; jnz)
+ *                                            4n + 3 insns, 2n branches
+ *   9:  nested in 8: n x (dec; jnz)          2n + 1 insns, n branches
+ *   0, 255: begin, end                       1 insn each
+ *   10: an end without a begin               unbalanced 1, closed 0
+ *   11: begin, begin, end                    unbalanced 1, closed 1, 2 insns
+ *   12: a begin never closed                 unbalanced 1, closed 0
+ */
+static __attribute__((noinline)) void regions(unsigned long n)
+{
+	unsigned long a = n, b = n, c = n;
+
+	__asm__ volatile(BEGIN(7)
+			 "1: dec %0\n\t"
+			 "jnz 1b\n\t"
+			 END(7)
+			 BEGIN(8)
+			 BEGIN(9)
+			 "2: dec %1\n\t"
+			 "jnz 2b\n\t"
+			 END(9)
+			 "3: dec %2\n\t"
+			 "jnz 3b\n\t"
+			 END(8)
+			 BEGIN(0) END(0)
+			 BEGIN(255) END(255)
+			 END(10)
+			 BEGIN(11) BEGIN(11) END(11)
+			 BEGIN(12)
+			 : "+r"(a), "+r"(b), "+r"(c) : : "cc", "memory");
+}
+
 /* param() - value of "key=" on the command line, or def. */
 static unsigned long param(const char *cmdline, const char *key,
 			   unsigned long def)
@@ -94,7 +138,7 @@ static void finish(void)
 int main(void)
 {
 	char cmdline[4096] = "";
-	unsigned long n, m;
+	unsigned long n, m, r;
 	int fd;
 
 	mkdir("/dev", 0755);
@@ -119,16 +163,19 @@ int main(void)
 	}
 	n = param(cmdline, "jlbtest.loop", 1000000);
 	m = param(cmdline, "jlbtest.syscalls", 0);
+	r = param(cmdline, "jlbtest.regions", 0);
 	if (n == 0) {
 		printf("jlbtest: jlbtest.loop must be at least 1\n");
 		finish();
 	}
-	printf("jlbtest: loop=%lu syscalls=%lu\n", n, m);
+	printf("jlbtest: loop=%lu syscalls=%lu regions=%lu\n", n, m, r);
 	fflush(stdout);
 	if (m == 0)
 		loop_window(n);
 	else if (syscall_window(n, m) != 0)
 		printf("jlbtest: syscall loop failed: %s\n", strerror(errno));
+	if (r)
+		regions(n);
 	printf("jlbtest: done\n");
 	finish();
 	return 0;

@@ -87,6 +87,49 @@ static const struct insn_case insn_cases[] = {
 	  { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'B', '3' }, X86_OTHER },
 	{ "marker bytes without 66", 8,
 	  { 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'B', '1' }, X86_OTHER },
+	/* region markers */
+	{ "region 1 begin", 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'R', 1 },
+	  X86_MARK_REGION_BEGIN },
+	{ "region 1 end", 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'r', 1 },
+	  X86_MARK_REGION_END },
+	{ "region 0 begin", 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'R', 0 },
+	  X86_MARK_REGION_BEGIN },
+	{ "region 255 end", 9,
+	  { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'r', 0xff },
+	  X86_MARK_REGION_END },
+	{ "region marker, other kind letter (S)", 9,
+	  { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'S', 1 }, X86_OTHER },
+	{ "region marker with jlR (not JL)", 9,
+	  { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'j', 'L', 'R', 1 }, X86_OTHER },
+	{ "region bytes in a 10-byte insn (cs prefix)", 10,
+	  { 0x2e, 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'R', 1 }, X86_OTHER },
+	{ "region bytes, 8-byte nopl (no 66)", 8,
+	  { 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'R', 1 }, X86_OTHER },
+};
+
+struct region_case {
+	const char *what;
+	size_t len;
+	uint8_t bytes[X86_MAX_INSN];
+	int want;
+};
+
+static const struct region_case region_cases[] = {
+	{ "begin 1", 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'R', 1 }, 1 },
+	{ "end 6", 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'r', 6 }, 6 },
+	{ "begin 0", 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'R', 0 }, 0 },
+	{ "end 255", 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'r', 0xff },
+	  255 },
+	{ "id 0x31 ('1') is a region id", 9,
+	  { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'R', '1' }, '1' },
+	{ "window start is no region", 9,
+	  { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'B', '1' }, -1 },
+	{ "other kind letter", 9,
+	  { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'S', 1 }, -1 },
+	{ "too long", 10,
+	  { 0x2e, 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'R', 1 }, -1 },
+	{ "jcc", 2, { 0x75, 0x05 }, -1 },
+	{ "empty", 0, { 0 }, -1 },
 };
 
 static void test_classify(void)
@@ -106,7 +149,18 @@ static void test_classify(void)
 	      x86_is_cond_branch(X86_LOOP), "jcc, jcxz, loop are branches");
 	check(!x86_is_cond_branch(X86_OTHER) &&
 	      !x86_is_cond_branch(X86_MARK_START) &&
-	      !x86_is_cond_branch(X86_MARK_END), "others are not branches");
+	      !x86_is_cond_branch(X86_MARK_END) &&
+	      !x86_is_cond_branch(X86_MARK_REGION_BEGIN) &&
+	      !x86_is_cond_branch(X86_MARK_REGION_END),
+	      "others are not branches");
+	for (i = 0; i < sizeof(region_cases) / sizeof(region_cases[0]); i++) {
+		const struct region_case *c = &region_cases[i];
+		int got = x86_region_id(c->bytes, c->len);
+
+		snprintf(what, sizeof(what), "region id of %s: want %d, got %d",
+			 c->what, c->want, got);
+		check(got == c->want, what);
+	}
 	check(x86_is_kernel_addr(0xffffffff81000000ULL), "kernel text is kernel");
 	check(x86_is_kernel_addr(0xffff800000000000ULL), "kernel half start");
 	check(!x86_is_kernel_addr(0x00007fffffffffffULL), "user half end");

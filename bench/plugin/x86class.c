@@ -7,8 +7,20 @@
 
 #include "x86class.h"
 
+/*
+ * Markers: the 9-byte NOP 66 0f 1f 84 00 <disp32>, disp32 = 'J' 'L' <kind>
+ * <arg>: 'B' '1' / 'B' '2' window start / end, 'R' <id> / 'r' <id> region
+ * <id> begin / end.
+ */
 static const uint8_t marker_prefix[] = { 0x66, 0x0f, 0x1f, 0x84, 0x00,
-					 'J', 'L', 'B' };
+					 'J', 'L' };
+#define MARKER_LEN (sizeof(marker_prefix) + 2)
+
+static bool is_marker(const uint8_t *p, size_t len)
+{
+	return len == MARKER_LEN &&
+	       memcmp(p, marker_prefix, sizeof(marker_prefix)) == 0;
+}
 
 /* Legacy prefixes: operand/address size, segment overrides (0x2e/0x3e are
  * also the branch hints), LOCK, REPNE (also BND), REP.
@@ -32,12 +44,17 @@ enum x86_kind x86_classify(const uint8_t *p, size_t len)
 
 	if (len == 0 || len > X86_MAX_INSN)
 		return X86_OTHER;
-	if (len == sizeof(marker_prefix) + 1 &&
-	    memcmp(p, marker_prefix, sizeof(marker_prefix)) == 0) {
-		if (p[len - 1] == '1')
+	if (is_marker(p, len)) {
+		uint8_t kind = p[len - 2], arg = p[len - 1];
+
+		if (kind == 'B' && arg == '1')
 			return X86_MARK_START;
-		if (p[len - 1] == '2')
+		if (kind == 'B' && arg == '2')
 			return X86_MARK_END;
+		if (kind == 'R')
+			return X86_MARK_REGION_BEGIN;
+		if (kind == 'r')
+			return X86_MARK_REGION_END;
 	}
 	/*
 	 * Skip prefixes. 0x40-0x4f is a REX prefix only when more bytes
@@ -60,6 +77,13 @@ enum x86_kind x86_classify(const uint8_t *p, size_t len)
 	return X86_OTHER;
 }
 
+int x86_region_id(const uint8_t *p, size_t len)
+{
+	if (is_marker(p, len) && (p[len - 2] == 'R' || p[len - 2] == 'r'))
+		return p[len - 1];
+	return -1;
+}
+
 bool x86_is_cond_branch(enum x86_kind k)
 {
 	return k == X86_JCC || k == X86_JCXZ || k == X86_LOOP;
@@ -73,6 +97,8 @@ const char *x86_kind_name(enum x86_kind k)
 	case X86_LOOP: return "loop";
 	case X86_MARK_START: return "mark-start";
 	case X86_MARK_END: return "mark-end";
+	case X86_MARK_REGION_BEGIN: return "region-begin";
+	case X86_MARK_REGION_END: return "region-end";
 	case X86_OTHER: break;
 	}
 	return "other";

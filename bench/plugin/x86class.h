@@ -2,7 +2,7 @@
 /*
  * x86class.h: classify one decoded x86 instruction (its bytes and length, as
  * QEMU's translator hands them to a TCG plugin) as a conditional branch, a
- * jlbench window marker, or anything else. No QEMU dependency, so the unit
+ * jlbench window or region marker, or anything else. No QEMU dependency, so the unit
  * tests build it on its own.
  */
 #ifndef JLBENCH_X86CLASS_H
@@ -19,7 +19,12 @@ enum x86_kind {
 	X86_LOOP,	/* 0xe0-0xe2: LOOPNE / LOOPE / LOOP */
 	X86_MARK_START,	/* 66 0f 1f 84 00 "JLB1": window start marker */
 	X86_MARK_END,	/* 66 0f 1f 84 00 "JLB2": window end marker */
+	X86_MARK_REGION_BEGIN,	/* 66 0f 1f 84 00 "JLR" <id>: open region id */
+	X86_MARK_REGION_END,	/* 66 0f 1f 84 00 "JLr" <id>: close region id */
 };
+
+/* Region ids are the marker's last byte. */
+#define X86_REGIONS 256
 
 /* Longest legal x86 instruction. */
 #define X86_MAX_INSN 15
@@ -33,6 +38,12 @@ enum x86_kind {
  * it tells a REX prefix (64-bit mode) from INC/DEC (one byte, 32-bit mode).
  */
 enum x86_kind x86_classify(const uint8_t *p, size_t len);
+
+/*
+ * x86_region_id() - the id (0..255) of a region marker in p[0..len), or -1
+ * when the instruction is not a region marker.
+ */
+int x86_region_id(const uint8_t *p, size_t len);
 
 /* x86_is_cond_branch() - true for JCC, JCXZ and LOOP kinds. */
 bool x86_is_cond_branch(enum x86_kind k);
