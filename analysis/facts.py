@@ -125,6 +125,50 @@ def selftest(res):
     if df is None or df.empty:
         return ("No selftest results in this results dir (selftest.csv is "
                 "written by selftest-mode boots).")
+    return _selftest_table(df)
+
+
+def arch_selftest(res, arch):
+    """The section of another arch's selftest boots (selftest-<arch>.csv),
+    or None when the results dir has none."""
+    df = res.arch_selftest.get(arch)
+    if df is None or df.empty:
+        return None
+    modes = sorted(set(df[df["name"] == "accel"]["value"]))
+    return "\n".join([
+        "Seed 004 (Jan Glauber, 2011, commit 5373db886b79, \"jump label: "
+        "Add s390 support\") made a static-key site on s390 a 6-byte "
+        "`brcl` whose condition mask is patched: mask 0 never branches "
+        "(`c0 04 <offset>`, a NOP that objdump prints as `brcl 0,...` or "
+        "`jgnop`), mask 15 always does (`c0 f4 <offset>`). Linux 6.1 still "
+        "has it (arch/s390/kernel/jump_label.c). Here the same patched "
+        "tree is cross-built for %s (smoke config, Debian's "
+        "gcc-s390x-linux-gnu) and booted in `qemu-system-s390x -M "
+        "s390-ccw-virtio` under %s, where the agent loads the same "
+        "self-test modules as on x86_64." % (
+            arch, " and ".join("TCG (%s)" % m for m in modes) or "TCG"),
+        "",
+        _selftest_table(df),
+        "",
+        "From selftest-%s.csv. `build_*`, `jump_table_entries` and "
+        "`site_*` come from each build.json: verify.py's reading of "
+        "vmlinux (`__stop___jump_table` - `__start___jump_table`, 16-byte "
+        "big-endian entries) and its disassembly of a hot static-key site "
+        "with s390x-linux-gnu-objdump, `site_bytes` being that site's "
+        "bytes as built. The `jlbench_static_key.*` rows are the module's "
+        "own report from the running guest: `site_bytes` PASSes when its "
+        "key's site read as `brcl 0` while disabled, `brcl 15` to the same "
+        "target while enabled and `brcl 0` again after, "
+        "`site_off`/`site_on` are the bytes it read, and `text_patching` "
+        "when no other byte of its text changed.%s No tbench figures: the "
+        "s390x image runs the self-test only." % (
+            arch, " Under icount the `bench_*_ns` figures are guest time, "
+            "4 ns per instruction, so they count the instructions of one "
+            "loop iteration." if "icount" in modes else "")])
+
+
+def _selftest_table(df):
+    """Checks and figures by variant, in the order first seen."""
     variants = reference.label_order(df["variant"])
     names = list(dict.fromkeys(df["name"]))
     rows = []

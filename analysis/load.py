@@ -2,10 +2,11 @@
 
 Analysis never re-parses raw console logs: it reads runs.csv, samples.csv,
 meta.json (with each variant's build.json under builds.<variant>.build)
-and the optional selftest.csv.
+and the optional selftest.csv (and selftest-<arch>.csv).
 """
 import json
 import os
+import re
 import sys
 import time
 
@@ -153,6 +154,13 @@ class Results:
         variants = sorted(set(self.runs["variant"]))
         self.builds = read_builds(variants, self.meta)
         self.selftest = read_selftest(os.path.join(self.path, "selftest.csv"))
+        # selftest-<arch>.csv of other architectures' boots (s390x)
+        self.arch_selftest = {}
+        for name in sorted(os.listdir(self.path)):
+            m = re.fullmatch(r"selftest-([a-z0-9_]+)\.csv", name)
+            if m:
+                self.arch_selftest[m.group(1)] = read_selftest(
+                    os.path.join(self.path, name))
 
     def file(self, name):
         """Absolute path of a file in the results dir."""

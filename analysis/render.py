@@ -272,6 +272,21 @@ def plots(plots_dir, out_dir, run_id):
     return out
 
 
+def arch_sections(res):
+    """A section per other architecture's selftest boots; for s390x, when
+    there are none, a line saying how to get them."""
+    out = []
+    for arch in sorted(set(res.arch_selftest) | {"s390x"}):
+        text = facts.arch_selftest(res, arch)
+        if text is None and arch == "s390x":
+            text = ("No s390x selftest in this results dir "
+                    "(`./run_all.sh --s390x`, or bench/selftest with the "
+                    "builds of `kernel-variants/build --arch s390x`).")
+        out += ["## %s: the jump label code of seed 004" % arch, "", text,
+                ""]
+    return out
+
+
 def render(res, st, out_path, plots_dir):
     """The whole REPORT.md text."""
     out_dir = os.path.dirname(os.path.abspath(out_path))
@@ -289,7 +304,8 @@ def render(res, st, out_path, plots_dir):
         "## Branch counts", "", counters(st), "",
         "## Kernels", "", facts.builds(res), "",
         "## Static-key selftest and microbenchmark", "", facts.selftest(res),
-        "", "## Drift, steal time and failed runs", "", facts.drift(st), "",
+        ""] + arch_sections(res) + [
+        "## Drift, steal time and failed runs", "", facts.drift(st), "",
         "## Warnings", "", facts.warnings(st), "",
         "## Host, versions and protocol", "", facts.meta(res), "",
         "## Confounds", "", facts.confounds(st), "",

@@ -126,8 +126,7 @@ def test_s390x_guest():
     assert "-no-reboot" in cmd and "-cpu" not in cmd
     cmd = qemu.command("tcg", guest(), 1, arch="s390x")
     assert opt(cmd, "-accel") == ["tcg,thread=multi"]
-    assert qemu.base_args("s390x") == \
-        qemu.BASE_ARGS.replace("ttyS0", "ttysclp0")
+    assert qemu.base_args("s390x") == "console=ttysclp0 panic=-1 oops=panic"
     assert qemu.base_args() == qemu.BASE_ARGS
     with pytest.raises(ValueError, match="s390x guests run under tcg"):
         qemu.command("kvm", guest(), 1, arch="s390x")

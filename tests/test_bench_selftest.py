@@ -231,7 +231,7 @@ def test_s390x_builds(inputs, tmp_path):
     assert len(lines) == 2
     assert lines[0].startswith("%s -M s390-ccw-virtio -accel tcg -icount"
                                % qemu)
-    assert "console=ttysclp0 panic=-1" in lines[0]
+    assert "console=ttysclp0 panic=-1 oops=panic jlbench" in lines[0]
     assert "/raw/selftest-s390x-jump-label.log" in lines[0]
     p = run(args + ["--variants", "jump-label"], env=env, check=False)
     assert p.returncode == 0, p.stderr

@@ -62,7 +62,7 @@ def icount_run(root):
         variant_of={"A": "atomic-read", "B": "atomic-read"},
         failed={("plain-read", 4)}, per_op=PER_OP,
         perf={"branches": "not-supported", "instructions": "not-supported"},
-        selftest=True)
+        selftest=True, s390x=True)
 
 
 def test_report_icount_matches_golden(tmp_path):
@@ -74,6 +74,14 @@ def test_report_icount_matches_golden(tmp_path):
     text = out.read_text()
     check_golden("REPORT-icount.md", text)
     assert "(plots/pct_change.svg)" in text
+    # the s390x section, from the real selftest-s390x.csv of the fixture
+    s390 = text.split("## s390x: the jump label code of seed 004")[1] \
+        .split("\n## ")[0]
+    assert "| jlbench_static_key.site_bytes | PASS |" in s390
+    assert "| jlbench_static_key.site_off | c0 04 " in s390
+    assert "| jlbench_static_key.site_on | c0 f4 " in s390
+    assert "| site_instruction | jgnop " in s390
+    assert "FAIL" not in s390
     assert "[`20261201T000000Z-abc1234`](results/20261201T000000Z-abc1234)" \
         in text
 
@@ -93,6 +101,7 @@ def test_report_tcg_without_counters_matches_golden(tmp_path):
     assert "**not measured on this host**" in text
     assert "mode tcg: emulated wall-clock, noisy, not hardware" in text
     assert "were not drawn" in text
+    assert "No s390x selftest in this results dir" in text
 
 
 def test_report_needs_an_analysed_dir(tmp_path):
