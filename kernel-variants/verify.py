@@ -164,7 +164,10 @@ def classify_site(vmlinux, syms, table, func, key_sym, arch=X86):
         return site
     insns = disassemble(vmlinux, fstart, fstart + fsize, arch)
     for i, (addr, text) in enumerate(insns):
-        if "<%s" % key_sym not in text:
+        if arch is X86:
+            if "<%s" % key_sym not in text:
+                continue
+        elif not s390_refers_to(vmlinux, text, kstart, kend, arch):
             continue
         window = [t for _, t in insns[i:i + 8]]
         test = is_load_test_jcc if arch is X86 else is_load_test_brc
@@ -172,6 +175,24 @@ def classify_site(vmlinux, syms, table, func, key_sym, arch=X86):
                     kind="load+jcc" if test(window) else "other")
         return site
     return None
+
+
+S390_ADDR_RE = re.compile(r"^(larl|lgrl)\s+%r\d+,([0-9a-f]+)\b")
+
+
+def s390_refers_to(vmlinux, text, kstart, kend, arch):
+    """s390: the instruction puts an address in [kstart, kend) into a
+    register: larl of it, or (the kernel is PIE) lgrl of the GOT slot that
+    holds it."""
+    m = S390_ADDR_RE.match(text)
+    if not m:
+        return False
+    target = int(m.group(2), 16)
+    if m.group(1) == "lgrl":
+        with open(vmlinux, "rb") as f:
+            f.seek(file_offset(vmlinux, target, arch))
+            target, = struct.unpack(arch.endian + "Q", f.read(8))
+    return kstart <= target < kend
 
 
 def is_load_test_jcc(window):
@@ -213,12 +234,13 @@ S390_TEST_RE = re.compile(r"^(?:ltg?r|c[gh]?hi|cg?fi|clg?fi|nill)\s+(%r\d+)")
 
 def is_load_test_brc(window):
     """s390: True when window[0] puts the key's address in a register
-    (larl %rB,<key...>), a load through %rB (l, lt, icm, ...) reads the
+    (larl %rB,<key...>, or lgrl %rB,<its GOT slot>), a load through %rB
+    (l, lt, icm, ...) reads the
     count into %rC, and a conditional branch decides on it: the load itself
     sets the condition code (lt, icm), or a test or compare of %rC (ltr,
     chi, ...) comes before a conditional branch (jh, jne, brc 2,...), or a
     compare-and-branch (cijh %rC,0,...) does both."""
-    m = re.match(r"^larl\s+(%r\d+),", window[0])
+    m = re.match(r"^l(?:a|g)rl\s+(%r\d+),", window[0])
     if not m:
         return False
     base, count, flags = m.group(1), None, False

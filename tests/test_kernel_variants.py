@@ -110,7 +110,13 @@ def test_s390x_real_jump_entry_and_site():
 def test_s390x_load_test_branch_classifier():
     """The fallback kernels' check on s390: the key's address (larl), a load
     of its count through it, and a conditional branch on the count."""
-    ok = [["larl\t%r1,690410 <__tracepoint_tcp_probe>",
+    # the first: the real check in tcp_rcv_established of the s390x smoke
+    # atomic-read vmlinux (build f9a94b5056bbac02)
+    ok = [["lgrl\t%r1,5e8a08 <_GLOBAL_OFFSET_TABLE_+0x1a08>",
+           "l\t%r1,8(%r1)", "ltr\t%r1,%r1",
+           "jh\t44279e <tcp_rcv_established+0x2ee>",
+           "lgr\t%r2,%r11", "brasl\t%r14,445410 <tcp_mstamp_refresh>"],
+          ["larl\t%r1,690410 <__tracepoint_tcp_probe>",
            "l\t%r1,8(%r1)", "ltr\t%r1,%r1", "jh\t4414cc <f+0xec>"],
           ["larl\t%r1,690418 <__tracepoint_tcp_probe+0x8>",
            "lgr\t%r2,%r11", "lt\t%r3,0(%r1)", "jne\t4414cc <f+0xec>"],
@@ -131,6 +137,29 @@ def test_s390x_load_test_branch_classifier():
             "cijh\t%r3,0,4414cc"]]
     for window in bad:
         assert not verify.is_load_test_brc(window), window
+
+
+def test_s390x_key_reference_through_the_got(tmp_path):
+    """The s390x kernel is PIE: a fallback check loads the key's address
+    from a GOT slot (lgrl), which verify follows to the key; larl names the
+    key directly. Checked on a small linked s390x executable whose data
+    word `slot` holds &key, as a GOT slot does."""
+    src = tmp_path / "got.c"
+    src.write_text("long key[4];\nlong *slot = &key[0];\nlong other;\n"
+                   "void _start(void) {}\n")
+    exe = str(tmp_path / "got")
+    run(["s390x-linux-gnu-gcc", "-O2", "-nostdlib", "-static", "-o", exe,
+         str(src)])
+    s390 = verify.ARCHES["s390x"]
+    syms = verify.symbols(exe, s390)
+    key, slot, other = (syms[n][0] for n in ("key", "slot", "other"))
+    refers = verify.s390_refers_to
+    assert refers(exe, "lgrl\t%%r1,%x <slot>" % slot, key, key + 32, s390)
+    assert refers(exe, "larl\t%%r1,%x <key+0x8>" % (key + 8), key,
+                  key + 32, s390)
+    assert not refers(exe, "larl\t%%r1,%x <other>" % other, key, key + 32,
+                      s390)
+    assert not refers(exe, "lg\t%%r1,%x" % slot, key, key + 32, s390)
 
 
 def test_load_test_jcc_classifier():
