@@ -13,6 +13,14 @@ under icount 4 ns per instruction), `boot` (PASS when the boot gave a
 complete, ok result block and no kernel panic, oops or BUG) and
 `kernel_warnings` (WARN, RCU stall and hung-task lines on the console).
 
+Under icount, x86_64 boots load the branch-count plugin (bench/plugin/,
+report kept as raw/selftest-<variant>.plugin), which counts the module's
+count runs between its region markers; bench/regions.py turns them into
+rows `count.source`, `count.<loop>_{branches,insns}_per_iter` (exact
+conditional branches and instructions per iteration of the empty, key-off
+and key-on loops) and, when a figure could not be derived, `count.note`.
+Without the plugin (kvm, tcg, --no-plugin) those rows say `not-counted`.
+
 Builds of another arch than x86_64 (build.json "arch", e.g. s390x) boot in
 their own QEMU (qemu.ARCHES) with their console, under TCG (icount unless
 --accel tcg); every variant of one invocation must be of the same arch.
@@ -29,8 +37,10 @@ import json
 import os
 import sys
 
-from bench import console, execute, inputs, qemu
+from bench import console, counts, execute, inputs, qemu, regions
 from bench.log import Log
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 COLUMNS = ["variant", "name", "value"]
 MODES = qemu.MODES
@@ -71,6 +81,9 @@ def parser():
     a("--kernel-args", metavar="ARGS", default="",
       help="extra kernel command line words, e.g. module options such as "
            "jlbench_static_key.invert=1")
+    a("--no-plugin", action="store_true",
+      help="do not load the branch-count plugin in icount mode (the "
+           "count.* rows then say not-counted)")
     a("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
       help="hard wall-clock limit per boot (default: %.0f)"
       % DEFAULT_TIMEOUT)
@@ -213,18 +226,48 @@ def kernel_args(variant, boot_args, extra, arch="x86_64"):
     return " ".join(words)
 
 
-def boot(variant, build, image, resdir, mode, smp, extra, timeout, log):
+def find_plugin(mode, arch, no_plugin, dry_run):
+    """(plugin path or None, why not): the branch-count plugin for icount
+    boots of x86_64 kernels. Raises counts.PluginError when it cannot be
+    built (counts were expected; --no-plugin goes without)."""
+    if arch != "x86_64":
+        return None, "the plugin counts x86 code only"
+    if mode != "icount":
+        return None, "no TCG plugin in %s mode" % mode
+    if no_plugin:
+        return None, "--no-plugin"
+    if dry_run:
+        return "PLUGIN", ""
+    path, note = counts.find(ROOT)
+    return path, "" if path else note
+
+
+def count_rows(variant, block, plugin, why_not, report_path):
+    """The count.* rows of one boot (regions.rows)."""
+    if not plugin:
+        return regions.rows(variant, block, None, why_not)
+    try:
+        with open(report_path) as f:
+            text = f.read()
+    except OSError:
+        return regions.rows(variant, block, None, "plugin wrote no report")
+    return regions.rows(variant, block, text)
+
+
+def boot(variant, build, image, resdir, mode, smp, extra, timeout, log,
+         plugin=None, why_not=""):
     """Boot one variant; return its rows."""
     raw = os.path.join(resdir, "raw")
     os.makedirs(raw, exist_ok=True)
     base = os.path.join(raw, raw_base(variant, build.arch))
-    for ext in (".log", ".qemu-cmd", ".stderr"):
+    for ext in (".log", ".qemu-cmd", ".stderr", ".plugin"):
         if os.path.exists(base + ext):
             os.unlink(base + ext)
     guest = qemu.Guest(build.kernel, image.path,
                        kernel_args(variant, build.boot_args, extra,
                                    build.arch),
-                       base + ".log")
+                       base + ".log", plugin=plugin,
+                       counts_file=base + ".plugin" if plugin else None)
     cmd = qemu.command(mode, guest, smp, qemu.MEMORY_MB,
                        qemu.binary(build.arch), build.arch)
     with open(base + ".qemu-cmd", "w") as f:
@@ -237,6 +280,13 @@ def boot(variant, build, image, resdir, mode, smp, extra, timeout, log):
     table = rows(variant, mode, rep, verdict)
     if build.arch != "x86_64":
         table += build_rows(variant, build)
+    elif verdict[0] == "ok":
+        counted = count_rows(variant, rep.block, plugin, why_not,
+                             base + ".plugin")
+        note = [v for _, n, v in counted if n == "count.note"]
+        if plugin and note:
+            log.warn("%s: counts per iteration: %s" % (variant, note[0]))
+        table += counted
     log.info("%s: %s in %.0f s, %s" % (
         variant, "booted" if verdict[0] == "ok" else "FAILED",
         out.wall_seconds,
@@ -260,14 +310,16 @@ def run(args, log):
     images = inputs.read_images(args.initramfs, variants)
     resdir = os.path.abspath(args.results)
     mode, smp = accel_of(resdir, args.accel, arch)
+    plugin, why_not = find_plugin(mode, arch, args.no_plugin, args.dry_run)
     if args.dry_run:
         for v in variants:
             b = builds[v]
+            base = os.path.join(resdir, "raw", raw_base(v, arch))
             guest = qemu.Guest(b.kernel, images[v].path,
                                kernel_args(v, b.boot_args, args.kernel_args,
                                            b.arch),
-                               os.path.join(resdir, "raw",
-                                            raw_base(v, arch) + ".log"))
+                               base + ".log", plugin=plugin,
+                               counts_file=base + ".plugin")
             print(qemu.shell_line(qemu.command(mode, guest, smp,
                                                qemu.MEMORY_MB,
                                                qemu.binary(b.arch), b.arch)))
@@ -275,12 +327,13 @@ def run(args, log):
     os.makedirs(resdir, exist_ok=True)
     path = os.path.join(resdir, csv_name(arch))
     old = read_csv(path)
-    log.info("selftest boots of %s (%s mode) into %s"
-             % (", ".join(variants), mode, resdir))
+    log.info("selftest boots of %s (%s mode%s) into %s"
+             % (", ".join(variants), mode,
+                ", branch-count plugin" if plugin else "", resdir))
     table = []
     for v in variants:
         table += boot(v, builds[v], images[v], resdir, mode, smp,
-                      args.kernel_args, args.timeout, log)
+                      args.kernel_args, args.timeout, log, plugin, why_not)
     write_csv(path, merge(old, table))
     bad = failures(table)
     if bad:
@@ -300,6 +353,9 @@ def main(argv):
     log.quiet = args.quiet
     try:
         return run(args, log)
+    except counts.PluginError as e:
+        log.error("%s (or run with --no-plugin)" % e)
+        return 1
     except (inputs.InputError, ValueError, OSError) as e:
         log.error(str(e))
         return 1

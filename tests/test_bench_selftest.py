@@ -18,6 +18,10 @@ from bench import console, selftest  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "bench"
 REAL = FIX / "real-selftest-jump-label.log"
+# A real selftest boot of the smoke jump-label kernel with the plugin:
+# its console and the plugin's report (regions 1..6 of the count runs).
+COUNTED = FIX / "real-selftest-count-jump-label.log"
+COUNTED_PLUGIN = FIX / "real-selftest-count-jump-label.plugin"
 TOOL = str(ROOT / "bench" / "selftest")
 
 
@@ -113,19 +117,28 @@ def inputs(tmp_path):
     image.write_bytes(b"\x1f\x8b" + b"\0" * 16)
     qemu = tmp_path / "qemu"
     qemu.write_text("#!/bin/sh\n"
+                    "report=\n"
                     "while [ $# -gt 0 ]; do\n"
-                    "  case $1 in -serial) out=${2#file:};; esac\n"
+                    "  case $1 in\n"
+                    "  -serial) out=${2#file:};;\n"
+                    "  -plugin) report=${2#*outfile=};;\n"
+                    "  esac\n"
                     "  shift\n"
                     "done\n"
-                    "cp \"$SELFTEST_CONSOLE\" \"$out\"\n")
+                    "cp \"$SELFTEST_CONSOLE\" \"$out\"\n"
+                    "if [ -n \"$report\" ] && [ -n \"$SELFTEST_PLUGIN\" ]; "
+                    "then\n"
+                    "  cp \"$SELFTEST_PLUGIN\" \"$report\"\n"
+                    "fi\n")
     qemu.chmod(0o755)
     return builds, image, qemu
 
 
-def tool(inputs, results, console_file, *extra):
+def tool(inputs, results, console_file, *extra, plugin_report=""):
     builds, image, qemu = inputs
     env = dict(os.environ, JLBENCH_QEMU=str(qemu),
-               SELFTEST_CONSOLE=str(console_file))
+               SELFTEST_CONSOLE=str(console_file),
+               SELFTEST_PLUGIN=str(plugin_report))
     return run([TOOL, "--builds", str(builds), "--initramfs", str(image),
                 "--results", str(results)] + list(extra), env=env,
                check=False)
@@ -266,3 +279,73 @@ def test_accel_of_another_arch(tmp_path):
     assert selftest.accel_of(str(tmp_path), None, "s390x") == ("icount", 1)
     assert selftest.csv_name("s390x") == "selftest-s390x.csv"
     assert selftest.csv_name("x86_64") == "selftest.csv"
+
+
+COUNT_NAMES = ["count.%s_%s_per_iter" % (loop, fig)
+               for fig in ("branches", "insns")
+               for loop in ("empty", "off", "on")]
+
+
+def test_counts_per_iteration_from_the_plugin(inputs, tmp_path):
+    """icount: the plugin is loaded, its report kept as raw evidence and
+    the count runs' regions turned into exact rows."""
+    res = tmp_path / "res"
+    p = tool(inputs, res, COUNTED, "--variants", "jump-label",
+             plugin_report=COUNTED_PLUGIN)
+    assert p.returncode == 0, p.stderr
+    cmd = (res / "raw" / "selftest-jump-label.qemu-cmd").read_text()
+    assert "-plugin" in cmd and \
+        "outfile=%s" % (res / "raw" / "selftest-jump-label.plugin") in cmd
+    assert (res / "raw" / "selftest-jump-label.plugin").read_text() == \
+        COUNTED_PLUGIN.read_text()
+    d = {n: v for _, n, v in table(res)}
+    assert d["jlbench_static_key.count_iters"] == "10000"
+    assert d["count.source"] == "TCG plugin, icount (exact)"
+    # (insns, branches) per iteration, as the disassembly says
+    # (test_module_disasm.py): 3/1 empty, 4/1 key off, 8/1 key on.
+    assert [d[n] for n in COUNT_NAMES] == ["1", "1", "1", "3", "4", "8"]
+    assert "count.note" not in d
+    assert "counts per iteration" not in p.stderr
+
+
+def test_counts_not_counted_without_a_report(inputs, tmp_path):
+    res = tmp_path / "res"
+    # The plugin ran but wrote nothing (the stand-in has no report).
+    p = tool(inputs, res, COUNTED, "--variants", "jump-label")
+    assert p.returncode == 0, p.stderr
+    d = {n: v for _, n, v in table(res)}
+    assert d["count.source"] == "not-counted"
+    assert [d[n] for n in COUNT_NAMES] == ["not-counted"] * 6
+    assert d["count.note"] == "plugin wrote no report"
+    assert "jump-label: counts per iteration: plugin wrote no report" in \
+        p.stderr
+    # tcg and --no-plugin: no plugin at all, and the rows say why.
+    for args, why in ((["--accel", "tcg"], "no TCG plugin in tcg mode"),
+                      (["--no-plugin"], "--no-plugin")):
+        p = tool(inputs, res, COUNTED, "--variants", "jump-label", *args,
+                 plugin_report=COUNTED_PLUGIN)
+        assert p.returncode == 0, p.stderr
+        cmd = (res / "raw" / "selftest-jump-label.qemu-cmd").read_text()
+        assert "-plugin" not in cmd
+        assert not (res / "raw" / "selftest-jump-label.plugin").exists()
+        d = {n: v for _, n, v in table(res)}
+        assert [d[n] for n in COUNT_NAMES] == ["not-counted"] * 6
+        assert d["count.note"] == why
+
+
+def test_counts_not_exact_are_said_so(inputs, tmp_path):
+    """A report whose key-on 2n region has one stray instruction."""
+    bad = tmp_path / "bad.plugin"
+    text = COUNTED_PLUGIN.read_text()
+    assert "region.6.insns=160006\n" in text
+    bad.write_text(text.replace("region.6.insns=160006\n",
+                                "region.6.insns=160007\n"))
+    res = tmp_path / "res"
+    p = tool(inputs, res, COUNTED, "--variants", "jump-label",
+             plugin_report=bad)
+    assert p.returncode == 0, p.stderr
+    d = {n: v for _, n, v in table(res)}
+    assert d["count.on_insns_per_iter"] == "not-exact"
+    assert d["count.on_branches_per_iter"] == "1"
+    assert "region 6 - region 5 = 80001" in d["count.note"]
+    assert "counts per iteration: insns: region 6" in p.stderr
