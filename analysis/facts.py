@@ -120,12 +120,64 @@ def builds(res):
                   "labels, a load and a Jcc without).")
 
 
+# selftest.csv rows of bench/regions.py: the module's loops counted by the
+# TCG plugin. Shown with these labels, in this order, after the other rows.
+COUNT_LABELS = {
+    "count.source": "source of the counts per iteration",
+    "count.empty_branches_per_iter":
+        "conditional branches per iteration, empty loop",
+    "count.off_branches_per_iter":
+        "conditional branches per iteration, key off",
+    "count.on_branches_per_iter":
+        "conditional branches per iteration, key on",
+    "count.empty_insns_per_iter": "instructions per iteration, empty loop",
+    "count.off_insns_per_iter": "instructions per iteration, key off",
+    "count.on_insns_per_iter": "instructions per iteration, key on",
+    "count.note": "why a count per iteration is missing",
+}
+COUNT_BASELINE = "atomic-read"
+
+
+def _counted(df, variant, name):
+    hit = df[(df["variant"] == variant) & (df["name"] == name)]["value"]
+    return int(hit.iloc[0]) if len(hit) == 1 and hit.iloc[0].isdigit() \
+        else None
+
+
+def count_note(df):
+    """What the count.* rows are, and the disabled key's cost against
+    the baseline as counted; None when the table has no count rows."""
+    if not df["name"].isin(list(COUNT_LABELS)).any():
+        return None
+    out = ("Counts per iteration (the rows from \"source of the counts per "
+           "iteration\" on): conditional "
+           "branches and instructions that one iteration of each of the "
+           "module's loops executes, counted by jlbench's TCG plugin "
+           "between the module's region markers in the icount boot "
+           "(bench/plugin/README.md, \"Regions\"): each loop runs n and 2n "
+           "iterations with interrupts off, and (R(2n) - R(n)) / n is "
+           "exact, the call and the loop's entry cancelling. "
+           "`not-counted`: no plugin (kvm, tcg) or no clean region; "
+           "`not-exact`: the difference was not a whole multiple of n.")
+    base = _counted(df, COUNT_BASELINE, "count.off_branches_per_iter")
+    diffs = []
+    for v in reference.label_order(df["variant"]):
+        mine = _counted(df, v, "count.off_branches_per_iter")
+        if v != COUNT_BASELINE and base is not None and mine is not None:
+            diffs.append("`%s` %+d" % (v, mine - base))
+    if diffs:
+        out += (" With the key off, conditional branches per iteration "
+                "against `%s`: %s." % (COUNT_BASELINE, ", ".join(diffs)))
+    return out
+
+
 def selftest(res):
     df = res.selftest
     if df is None or df.empty:
         return ("No selftest results in this results dir (selftest.csv is "
                 "written by selftest-mode boots).")
-    return _selftest_table(df)
+    note = count_note(df)
+    return _selftest_table(df) + ("\n\n" + note if note else "")
 
 
 def arch_selftest(res, arch):
@@ -171,9 +223,11 @@ def _selftest_table(df):
     """Checks and figures by variant, in the order first seen."""
     variants = reference.label_order(df["variant"])
     names = list(dict.fromkeys(df["name"]))
+    names = [n for n in names if n not in COUNT_LABELS] + \
+        [n for n in COUNT_LABELS if n in names]
     rows = []
     for n in names:
-        row = [n]
+        row = [COUNT_LABELS.get(n, n)]
         for v in variants:
             hit = df[(df["name"] == n) & (df["variant"] == v)]["value"]
             cell = ", ".join(hit) if len(hit) else "-"
