@@ -305,3 +305,66 @@ def test_cached_build_is_reused_without_make(smoke_builds, tmp_path):
     assert "cached build" in p.stderr
     assert "make -j" not in p.stderr
     assert out.read_text() == "jump-label\t%s\n" % smoke_builds["jump-label"]
+
+
+def _fake_tree_tarball(tmp_path):
+    """A tarball of a one-file 'kernel tree', for patch application tests."""
+    src = tmp_path / "linux"
+    src.mkdir()
+    (src / "README").write_text("tree\n")
+    tarball = tmp_path / "linux.tar.xz"
+    with tarfile.open(tarball, "w:xz") as t:
+        t.add(src, arcname="linux")
+    return tarball
+
+
+def _series(tmp_path, name, new_file):
+    """A patches dir whose one patch adds NEW_FILE to the tree."""
+    d = tmp_path / name
+    d.mkdir()
+    (d / "series").write_text("0001-add.patch\n")
+    (d / "0001-add.patch").write_text(
+        "--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+%s\n" % (new_file, name))
+    return d
+
+
+def test_changed_series_replaces_the_tree_at_the_same_path(tmp_path):
+    """ccache hits need one source path for every series: a new series is
+    applied to a fresh extraction swapped in whole, stamped with its hash."""
+    tarball = _fake_tree_tarball(tmp_path)
+    cache = tmp_path / "cache"
+    trees = []
+    for name, new_file in (("one", "ONE"), ("two", "TWO")):
+        env = dict(os.environ, JLBENCH_CACHE=str(cache),
+                   JLBENCH_KERNEL_TARBALL=str(tarball),
+                   JLBENCH_PATCHES=str(_series(tmp_path, name, new_file)))
+        # the fake tree has no kconfig: the build stops after the source
+        p = run([BUILD, "--config", "smoke", "--variant", "jump-label"],
+                check=False, env=env)
+        assert "source ready" in p.stderr, p.stderr
+        trees.append(sorted(os.listdir(cache / "src")))
+        tree = cache / "src" / trees[-1][0]
+        assert (tree / new_file).read_text() == name + "\n"
+        stamp = (tree / ".jlbench-ready").read_text().strip()
+        assert len(stamp) >= 16
+    assert trees[0] == trees[1] and len(trees[0]) == 1
+    assert not (tree / "ONE").exists()
+
+
+def test_changed_series_without_series_file_is_named(tmp_path):
+    p = run([BUILD, "--config", "smoke", "--variant", "jump-label"],
+            check=False, env=dict(os.environ, JLBENCH_PATCHES=str(tmp_path),
+                                  JLBENCH_CACHE=str(tmp_path / "c")))
+    assert p.returncode == 1
+    assert "no series file in %s" % tmp_path in p.stderr
+
+
+def test_bench_rebuild_usage_errors():
+    bench = str(KV / "bench-rebuild")
+    for args, text in ((["--change", "both"], "unknown --change 'both'"),
+                       (["--config"], "--config needs a value"),
+                       (["--fast"], "unknown option '--fast'")):
+        p = run([bench] + args, check=False)
+        assert p.returncode == 2, args
+        assert text in p.stderr
+    assert "one-line change" in run([bench, "--help"]).stdout
