@@ -28,7 +28,9 @@ Their rows go to selftest-<arch>.csv (same columns) and their consoles to
 raw/selftest-<arch>-<variant>.*, so that an arch's jump-label never
 replaces the x86_64 one. As their builds are in no meta.json, each variant
 also gets rows from its build.json (build_rows()): the build hash, whether
-it verified, its jump table entries and its disassembled site.
+it verified, its jump table entries and its disassembled site; a copy of
+that build.json goes to raw/selftest-<arch>-<variant>.build.json. Their
+count.* rows say not-counted (the plugin counts x86 code only).
 """
 import argparse
 import csv
@@ -260,7 +262,7 @@ def boot(variant, build, image, resdir, mode, smp, extra, timeout, log,
     raw = os.path.join(resdir, "raw")
     os.makedirs(raw, exist_ok=True)
     base = os.path.join(raw, raw_base(variant, build.arch))
-    for ext in (".log", ".qemu-cmd", ".stderr", ".plugin"):
+    for ext in (".log", ".qemu-cmd", ".stderr", ".plugin", ".build.json"):
         if os.path.exists(base + ext):
             os.unlink(base + ext)
     guest = qemu.Guest(build.kernel, image.path,
@@ -278,15 +280,17 @@ def boot(variant, build, image, resdir, mode, smp, extra, timeout, log,
     if verdict[0] != "ok":
         log.warn("%s: selftest boot failed: %s" % (variant, verdict[1]))
     table = rows(variant, mode, rep, verdict)
-    if build.arch != "x86_64":
-        table += build_rows(variant, build)
-    elif verdict[0] == "ok":
+    if verdict[0] == "ok":
         counted = count_rows(variant, rep.block, plugin, why_not,
                              base + ".plugin")
         note = [v for _, n, v in counted if n == "count.note"]
         if plugin and note:
             log.warn("%s: counts per iteration: %s" % (variant, note[0]))
         table += counted
+    if build.arch != "x86_64":
+        table += build_rows(variant, build)
+        with open(base + ".build.json", "w") as f:
+            json.dump(build.info, f, indent=1)
     log.info("%s: %s in %.0f s, %s" % (
         variant, "booted" if verdict[0] == "ok" else "FAILED",
         out.wall_seconds,

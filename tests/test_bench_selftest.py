@@ -264,6 +264,12 @@ def test_s390x_builds(inputs, tmp_path):
          "jgnop 1a2b3c <tcp_rcv_established+0x4c>")]
     assert {v for v, _, _ in table(res)} == {"jump-label", "atomic-read"}
     assert (res / "raw" / "selftest-s390x-jump-label.qemu-cmd").exists()
+    copy = json.loads((res / "raw" / "selftest-s390x-jump-label.build.json")
+                      .read_text())
+    assert copy["verify"]["jump_table"]["entries"] == 321
+    counts = {n: v for _, n, v in rows if n.startswith("count.")}
+    assert counts["count.source"] == "not-counted"
+    assert counts["count.note"] == "the plugin counts x86 code only"
     p = run(args + ["--accel", "kvm"], env=env, check=False)
     assert p.returncode == 1 and "s390x guests run under tcg" in p.stderr
     (tmp_path / "atomic-read" / "build.json").write_text("{}")
