@@ -203,7 +203,8 @@ def arch_selftest(res, arch):
         _selftest_table(df),
         "",
         "From selftest-%s.csv. `build_*`, `jump_table_entries` and "
-        "`site_*` come from each build.json: verify.py's reading of "
+        "`site_*` come from each build.json (a copy is in raw/ next to the "
+        "boot's console log): verify.py's reading of "
         "vmlinux (`__stop___jump_table` - `__start___jump_table`, 16-byte "
         "big-endian entries) and its disassembly of a hot static-key site "
         "with s390x-linux-gnu-objdump, `site_bytes` being that site's "

@@ -77,10 +77,12 @@ def test_report_icount_matches_golden(tmp_path):
     # the s390x section, from the real selftest-s390x.csv of the fixture
     s390 = text.split("## s390x: the jump label code of seed 004")[1] \
         .split("\n## ")[0]
-    assert "| jlbench_static_key.site_bytes | PASS |" in s390
+    assert "| `jump-label` | `atomic-read` | `plain-read` |" in s390
+    assert "| jlbench_static_key.site_bytes | PASS | - | - |" in s390
     assert "| jlbench_static_key.site_off | c0 04 " in s390
     assert "| jlbench_static_key.site_on | c0 f4 " in s390
     assert "| site_instruction | jgnop " in s390
+    assert "| jump_table_entries | 932 | 0 | 0 |" in s390
     assert "FAIL" not in s390
     assert "[`20261201T000000Z-abc1234`](results/20261201T000000Z-abc1234)" \
         in text
