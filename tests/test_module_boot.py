@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, SMOKE_VARIANTS, cpu_lock, run
+from test_module_disasm import loop_counts, objdump
 
 pytestmark = pytest.mark.integration
 
@@ -87,13 +88,20 @@ def ns(value):
     return float(value)
 
 
-def test_selftest_passes_on_every_variant(smoke_builds_tsv, smoke_image,
-                                          tmp_path):
+@pytest.fixture(scope="module")
+def passing_run(smoke_builds_tsv, smoke_image, tmp_path_factory):
+    """One selftest boot of every smoke kernel (icount, with the plugin):
+    (bench/selftest's CompletedProcess, results dir)."""
+    results = tmp_path_factory.mktemp("selftest")
+    return selftest(smoke_builds_tsv, smoke_image, results), results
+
+
+def test_selftest_passes_on_every_variant(passing_run):
     """Every smoke kernel boots in selftest mode and every check passes:
     the exit status, selftest.csv and the raw consoles agree."""
-    p = selftest(smoke_builds_tsv, smoke_image, tmp_path)
+    p, results = passing_run
     assert p.returncode == 0, p.stderr[-3000:]
-    table = read_table(tmp_path)
+    table = read_table(results)
     assert set(table) == set(SMOKE_VARIANTS)
     for variant, t in table.items():
         where = "%s: %s" % (variant, t)
@@ -109,6 +117,7 @@ def test_selftest_passes_on_every_variant(smoke_builds_tsv, smoke_image,
         assert t[MOD + ".plain_reads"] == (
             "1" if variant == "plain-read" else "0"), where
         assert t[MOD + ".invert"] == "0"
+        assert t[MOD + ".count_iters"] == "10000", where
         sites = int(t[MOD + ".sites"])
         changed = int(t[MOD + ".text_bytes_changed"])
         if jl:
@@ -122,16 +131,67 @@ def test_selftest_passes_on_every_variant(smoke_builds_tsv, smoke_image,
             assert t[MOD + ".checks"] == "7", where
         for fig in ("bench_empty_ns", "bench_off_ns", "bench_on_ns"):
             assert ns(t["%s.%s" % (MOD, fig)]) > 0, (fig, where)
-        log = (tmp_path / "raw" / ("selftest-%s.log" % variant)).read_text(
+        log = (results / "raw" / ("selftest-%s.log" % variant)).read_text(
             errors="replace")
         assert "%s: default_off=PASS" % MOD in log
-        cmd = (tmp_path / "raw" / ("selftest-%s.qemu-cmd" % variant))
+        cmd = (results / "raw" / ("selftest-%s.qemu-cmd" % variant))
         assert "jlbench.mode=selftest" in cmd.read_text()
     # Under icount a disabled check costs the fallbacks a load, a test and
     # a Jcc per iteration that jump labels replace by one NOP.
     off = {v: ns(table[v][MOD + ".bench_off_ns"]) for v in table}
     assert off["jump-label"] < off["atomic-read"]
     assert off["jump-label"] < off["plain-read"]
+
+
+LOOPS = ("empty", "off", "on")
+
+
+def counted(t, loop, fig):
+    value = t["count.%s_%s_per_iter" % (loop, fig)]
+    assert value.isdigit(), (loop, fig, t.get("count.note"))
+    return int(value)
+
+
+def test_counts_per_iteration_match_the_disassembly(passing_run,
+                                                    smoke_builds,
+                                                    smoke_builds_tsv):
+    """Under the TCG plugin, each variant's loops execute exactly the
+    instructions and conditional branches that the module's disassembly
+    says one iteration takes (test_module_disasm.loop_counts); and the
+    physics: a disabled key costs the fallbacks one conditional branch per
+    iteration more than jump labels, whose key-on JMP is unconditional."""
+    p, results = passing_run
+    assert p.returncode == 0, p.stderr[-3000:]
+    table = read_table(results)
+    kos = built_modules(smoke_builds_tsv)
+    br, ins = {}, {}
+    for variant in SMOKE_VARIANTS:
+        t = table[variant]
+        assert t["count.source"] == "TCG plugin, icount (exact)", t
+        assert "count.note" not in t, t["count.note"]
+        report = (results / "raw" / ("selftest-%s.plugin" % variant))
+        assert "regions=6\n" in report.read_text()
+        expect = loop_counts(objdump(kos[os.path.realpath(
+            smoke_builds[variant])]))
+        for loop in LOOPS:
+            got = (counted(t, loop, "insns"), counted(t, loop, "branches"))
+            assert got == expect[loop], (variant, loop, got, expect[loop])
+            br[variant, loop] = got[1]
+            ins[variant, loop] = got[0]
+            # icount shift=2: 4 ns of guest time per instruction, so the
+            # timed loops agree with the counts (the rest is the timer
+            # reads and ticks, spread over bench_iters).
+            ns_ = ns(t["%s.bench_%s_ns" % (MOD, loop)])
+            assert 4 * got[0] <= ns_ < 4 * got[0] + 0.25, (variant, loop)
+    for v in SMOKE_VARIANTS:
+        assert br[v, "empty"] == 1, v
+        assert br[v, "on"] == br[v, "off"], v
+    assert br["jump-label", "off"] == 1
+    for v in ("atomic-read", "plain-read"):
+        assert br[v, "off"] == br["jump-label", "off"] + 1, v
+        # load + test + Jcc where jump labels have one NOP
+        assert ins[v, "off"] == ins["jump-label", "off"] + 2, v
+    assert ins["jump-label", "off"] == ins["jump-label", "empty"] + 1
 
 
 def test_inverted_expectation_is_reported_as_fail(smoke_builds_tsv,
