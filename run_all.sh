@@ -17,8 +17,9 @@
 #   --jobs N               make -j for kernel builds (default: nproc)
 #   --seed N               seed of the run order and perturbations
 #   --resume DIR           finish an interrupted results dir, then analyse it
-#   --s390x                also cross-build the smoke kernels of the variants
-#                          for s390x and boot each once in selftest mode under
+#   --no-s390x             skip the s390x part: by default the smoke kernels
+#                          of the variants are also cross-built for s390x
+#                          and booted once each in selftest mode under
 #                          qemu-system-s390x (TCG) into the results dir
 #                          (selftest-s390x.csv, REPORT.md's s390x section);
 #                          cold about 6 min per variant on 2 cores
@@ -41,7 +42,7 @@ variants=""
 bench_args=()
 resume=""
 dry_run=0
-s390x=0
+s390x=1
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	-h | --help)
@@ -67,8 +68,8 @@ while [[ $# -gt 0 ]]; do
 		dry_run=1
 		shift
 		;;
-	--s390x)
-		s390x=1
+	--no-s390x)
+		s390x=0
 		shift
 		;;
 	*)
