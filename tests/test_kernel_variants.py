@@ -1,4 +1,5 @@
 """kernel-variants: fragments, hashing, patch application, verification."""
+import fcntl
 import json
 import os
 import struct
@@ -368,3 +369,20 @@ def test_bench_rebuild_usage_errors():
         assert p.returncode == 2, args
         assert text in p.stderr
     assert "one-line change" in run([bench, "--help"]).stdout
+
+
+def test_second_build_waits_for_the_first(tmp_path):
+    """Builds sharing a cache take turns: one with another series would
+    swap the tree under the other."""
+    (tmp_path / "kernels").mkdir()
+    with open(tmp_path / "kernels" / ".lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        p = subprocess.Popen(
+            [BUILD, "--dry-run", "--config", "smoke"], text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=dict(os.environ, JLBENCH_CACHE=str(tmp_path)))
+        with pytest.raises(subprocess.TimeoutExpired):
+            p.wait(timeout=2)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    assert "waiting for another kernel-variants/build" in err
