@@ -7,10 +7,15 @@
 #   a failed check is shown in REPORT.md, it does not stop the run)
 #
 # Options (passed through to the stages):
-#   --profile quick|seed   run length profile of bench/run (default: quick)
+#   --profile quick|long|seed  run length profile of bench/run (default:
+#                          quick; long: 20, 60 and 180 s runs, the
+#                          convergence check of REPORT.md)
 #   --boots N              runs per kernel (default: the profile's)
 #   --variants LIST        comma-separated variants (default: all in kernel-variants/variants/)
-#   --seconds S            tbench seconds per run (default: the profile's)
+#   --seconds S[,S...]     tbench seconds per run (default: the profile's)
+#   --no-aa                leave out the A/A twin of the baseline kernel
+#                          (by default atomic-read also runs as
+#                          atomic-read.aa: the report's noise floor)
 #   --clients N            tbench clients (default: 20, as in 2011)
 #   --accel MODE           auto|kvm|tcg|icount (default: auto)
 #   --config full|smoke    kernel base config (default: full)
@@ -66,6 +71,10 @@ while [[ $# -gt 0 ]]; do
 		;;
 	--dry-run)
 		dry_run=1
+		shift
+		;;
+	--no-aa)
+		bench_args+=("$1")
 		shift
 		;;
 	--no-s390x)

@@ -25,7 +25,16 @@ accelerators:
 
 profiles (boots per variant x tbench seconds):
   quick   icount 5 x 20 s, tcg 5 x 30 s, kvm 5 x 60 s (the default)
+  long    3 x 20 s, 3 x 60 s and 3 x 180 s: how the metrics converge with
+          run length (analysis/report shows it in its convergence section)
   seed    5 x 600 s (tbench's default, as in 2011)
+
+A/A control: by default every run also boots the baseline kernel
+(atomic-read) under a second label, <variant>.aa, so that the report states
+its own noise floor. Under icount that twin gets perturbation seeds of its
+own: the same kernel with the same seed repeats bit for bit, so a twin on
+the same seeds would show no noise at all. --no-aa leaves it out; --aa runs
+only an A/A control (labels A and B).
 
 exit codes: 0 every planned run succeeded; 1 runs failed or an error
   (--resume DIR retries what is missing); 2 usage error; 130 interrupted
@@ -62,6 +71,15 @@ def _positive_float(text):
     return v
 
 
+def _lengths(text):
+    """--seconds: one run length or a comma list of distinct lengths."""
+    parse = _int_range(1, 3600)
+    out = tuple(parse(t) for t in text.split(","))
+    if len(set(out)) != len(out):
+        raise argparse.ArgumentTypeError("repeated run lengths in %r" % text)
+    return out
+
+
 def _perf(text):
     if text == "none":
         return text
@@ -94,8 +112,9 @@ def parser():
       help="runs (boots) per variant (default: the profile's)")
     a("--clients", type=_int_range(1, 512), default=20, metavar="N",
       help="tbench clients (default: 20, as in 2011)")
-    a("--seconds", type=_int_range(1, 3600), metavar="S",
-      help="tbench seconds per run (default: the profile's)")
+    a("--seconds", type=_lengths, metavar="S[,S...]",
+      help="tbench seconds per run, or several lengths to run every label "
+           "at each (default: the profile's)")
     a("--variants", metavar="LIST",
       help="comma-separated variants, in builds.tsv (default: all there)")
     a("--seed", type=_int_range(0, 2 ** 63 - 1), metavar="N",
@@ -108,8 +127,10 @@ def parser():
     a("--smp", type=_int_range(1, 64), metavar="N",
       help="vCPUs (default: 2 for kvm and tcg; icount is always 1)")
     a("--aa", nargs="?", const="", metavar="VARIANT",
-      help="A/A control: run one kernel (default: atomic-read, or the "
-           "first variant) under two labels A and B")
+      help="only an A/A control: run one kernel (default: atomic-read, or "
+           "the first variant) under two labels A and B")
+    a("--no-aa", action="store_true",
+      help="leave out the default A/A twin of the baseline kernel")
     a("--perf", type=_perf, default=DEFAULT_PERF, metavar="LIST",
       help="perf events the guest counts, or none (default: %s)"
            % DEFAULT_PERF)
@@ -130,7 +151,7 @@ def parser():
 
 # Options that define a plan; --resume takes them from the results dir.
 PLAN_OPTIONS = ("profile", "boots", "clients", "seconds", "variants", "seed",
-                "smp", "aa", "perf", "no_plugin")
+                "smp", "aa", "no_aa", "perf", "no_plugin")
 
 
 def parse(argv):
@@ -153,6 +174,8 @@ def parse(argv):
             raise UsageError("--%s is required" % opt)
     if args.accel == "icount" and args.smp not in (None, 1):
         raise UsageError("icount mode runs exactly one vCPU; drop --smp")
+    if args.aa is not None and args.no_aa:
+        raise UsageError("--aa runs only an A/A control; drop --no-aa")
     if args.variants is not None:
         names = args.variants.split(",")
         if not all(names) or len(set(names)) != len(names):

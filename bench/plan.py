@@ -5,24 +5,35 @@ come in blocks of k (k = number of labels); each block is a Latin square
 with its rows, columns and symbols shuffled by the seed, so within a whole
 block every label runs once in every position: drift on the host hits all
 labels alike. Every run of round r gets the same perturbation seed, so that
-variants can be compared paired by seed. The plan depends only on (labels,
-rounds, seed, perturb) and is also stored as plan.csv in the results dir.
+variants can be compared paired by seed; an A/A twin label (the baseline
+kernel under a second label) draws its seeds from a stream of its own, since
+under icount the same kernel with the same seed repeats bit for bit. A plan
+with several run lengths (the `long` profile) repeats the rounds at every
+length, in a shuffled order. The plan depends only on its arguments and is
+also stored as plan.csv in the results dir.
 """
 import csv
 import random
 from collections import namedtuple
 
-Run = namedtuple("Run", "index round position variant label perturb_seed")
+Run = namedtuple("Run", "index round position variant label perturb_seed "
+                 "seconds")
 FIELDS = list(Run._fields)
 PERTURB_MAX = 2 ** 32 - 1
 
-# Run length per profile and accelerator mode: (boots per label, seconds).
+# Run lengths per profile and accelerator mode: (boots per label and length,
+# tbench seconds per run: one length or several).
 # quick: what the default ./run_all.sh runs (icount: 3 variants x 5 seeds x
 #   20 s, about 16 minutes here; see bench/README.md for the measurements);
+# long: the convergence check: every label at 20, 60 and 180 s, 3 seeds each
+#   (does MB/s converge to the operations figure as runs cover more of the
+#   loadfile?);
 # seed: tbench's default 600 s per run, five runs per kernel, as in 2011.
 PROFILES = {
-    "quick": {"icount": (5, 20), "tcg": (5, 30), "kvm": (5, 60)},
-    "seed": {"icount": (5, 600), "tcg": (5, 600), "kvm": (5, 600)},
+    "quick": {"icount": (5, (20,)), "tcg": (5, (30,)), "kvm": (5, (60,))},
+    "long": {"icount": (3, (20, 60, 180)), "tcg": (3, (20, 60, 180)),
+             "kvm": (3, (20, 60, 180))},
+    "seed": {"icount": (5, (600,)), "tcg": (5, (600,)), "kvm": (5, (600,))},
 }
 
 
@@ -47,7 +58,7 @@ def default_timeout(mode, seconds, plugin=False):
 
 
 def profile_defaults(profile, mode):
-    """(boots, seconds) of a profile in an accelerator mode."""
+    """(boots, tuple of run lengths in seconds) of a profile in a mode."""
     return PROFILES[profile][mode]
 
 
@@ -71,9 +82,9 @@ def orders(k, rounds, seed):
     return out[:rounds]
 
 
-def perturb_seeds(rounds, seed):
+def perturb_seeds(rounds, seed, stream="perturb"):
     """One distinct perturbation seed (1..2^32-1) per round."""
-    rng = random.Random("perturb:%d" % seed)
+    rng = random.Random("%s:%d" % (stream, seed))
     seen = []
     while len(seen) < rounds:
         s = rng.randint(1, PERTURB_MAX)
@@ -82,12 +93,15 @@ def perturb_seeds(rounds, seed):
     return seen
 
 
-def make(labels, rounds, seed, perturb):
+def make(labels, rounds, seed, perturb, lengths=(20,), twins=()):
     """Build the plan.
 
     labels: list of (label, variant); for a normal run label == variant, for
     an A/A control two labels share one variant. perturb: give each round a
-    perturbation seed (icount mode) or 0 (no perturbation).
+    perturbation seed (icount mode) or 0 (no perturbation). lengths: tbench
+    seconds; with several, `rounds` rounds run at each length, the lengths
+    of successive rounds shuffled by the seed. twins: labels whose
+    perturbation seeds come from a stream of their own (A/A twins).
     """
     if not labels:
         raise ValueError("no variants to run")
@@ -95,13 +109,22 @@ def make(labels, rounds, seed, perturb):
         raise ValueError("duplicate labels: %s" % [lab for lab, _ in labels])
     if rounds < 1:
         raise ValueError("need at least one round")
-    seeds = perturb_seeds(rounds, seed) if perturb else [0] * rounds
+    if not lengths or len(set(lengths)) != len(lengths):
+        raise ValueError("run lengths must be distinct: %s" % (lengths,))
+    total = rounds * len(lengths)
+    seeds = perturb_seeds(total, seed) if perturb else [0] * total
+    twin_seeds = perturb_seeds(total, seed, "perturb-twin") if perturb \
+        else [0] * total
+    round_lengths = [s for s in lengths for _ in range(rounds)]
+    if len(lengths) > 1:
+        random.Random("lengths:%d" % seed).shuffle(round_lengths)
     plan = []
-    for r, order in enumerate(orders(len(labels), rounds, seed)):
+    for r, order in enumerate(orders(len(labels), total, seed)):
         for pos, which in enumerate(order):
             label, variant = labels[which]
             plan.append(Run(len(plan) + 1, r + 1, pos + 1, variant, label,
-                            seeds[r]))
+                            twin_seeds[r] if label in twins else seeds[r],
+                            round_lengths[r]))
     return plan
 
 
@@ -114,15 +137,17 @@ def write(plan, path):
             w.writerow(run)
 
 
-def read(path):
-    """Load a plan written by write()."""
+def read(path, seconds):
+    """Load a plan written by write(); seconds: the run length of plans
+    written before plan.csv had a seconds column."""
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     plan = []
     for row in rows:
         plan.append(Run(int(row["index"]), int(row["round"]),
                         int(row["position"]), row["variant"], row["label"],
-                        int(row["perturb_seed"])))
+                        int(row["perturb_seed"]),
+                        int(row.get("seconds") or seconds)))
     if [r.index for r in plan] != list(range(1, len(plan) + 1)):
         raise ValueError("%s: run indexes are not 1..N" % path)
     return plan

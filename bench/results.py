@@ -21,6 +21,7 @@ RUN_COLUMNS = [
     "uptime_tbench_start_s", "uptime_tbench_end_s", "wall_seconds",
     "user_ticks", "system_ticks", "steal_ticks", "idle_ticks", "irq_ticks",
     "softirq_ticks", "total_ticks", "kernel_warnings", "started_utc",
+    "seconds",
 ]
 PLUGIN_COLUMNS = list(counts.COLUMNS.values())
 SAMPLE_COLUMNS = ["index", "variant", "label", "second", "throughput_mbps",

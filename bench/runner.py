@@ -45,8 +45,8 @@ class Context:
 def try_command(ctx, run, base):
     """(argv, kernel args) of one try whose files start with base."""
     build = ctx.builds[run.variant]
-    append = qemu.kernel_args(ctx.params, run.variant, run.perturb_seed,
-                              build.boot_args)
+    append = qemu.kernel_args(dict(ctx.params, seconds=run.seconds),
+                              run.variant, run.perturb_seed, build.boot_args)
     guest = qemu.Guest(build.kernel, ctx.images[run.variant].path, append,
                        base + ".log",
                        plugin=ctx.plugin,
@@ -105,7 +105,8 @@ def one_try(ctx, run, try_no, tick=None):
     row = {
         "index": run.index, "round": run.round, "position": run.position,
         "variant": run.variant, "label": run.label, "mode": ctx.mode,
-        "perturb_seed": run.perturb_seed, "try": try_no,
+        "perturb_seed": run.perturb_seed, "seconds": run.seconds,
+        "try": try_no,
         "kernel_hash": ctx.builds[run.variant].hash,
         "image_hash": ctx.images[run.variant].hash,
         "status": status, "reason": reason,
@@ -114,6 +115,8 @@ def one_try(ctx, run, try_no, tick=None):
         "started_utc": started,
     }
     row.update(cells)
+    if "seconds" not in ctx.resdir.columns:
+        del row["seconds"]  # a results dir from before the column existed
     if status == "ok":
         ctx.resdir.append_samples(run, warmup, measured)
     ctx.resdir.append_run(row)

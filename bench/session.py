@@ -19,6 +19,9 @@ from bench.log import Log, duration
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROBE_SECONDS = 60
+BASELINE = "atomic-read"
+# The A/A twin of the baseline: its label is the variant plus this suffix.
+TWIN_SUFFIX = ".aa"
 
 
 class Fail(Exception):
@@ -60,18 +63,23 @@ def _sites(builds, variants, dest):
 
 
 def _labels(args, builds):
+    """(labels as (label, variant) pairs, variants, A/A twin labels)."""
     variants = args.variants.split(",") if args.variants else list(builds)
     unknown = [v for v in variants if v not in builds]
     if unknown:
         raise Fail("variants %s are not in %s (it has: %s)" % (
             ", ".join(unknown), args.builds, ", ".join(builds)))
+    base = BASELINE if BASELINE in variants else variants[0]
     if args.aa is None:
-        return [(v, v) for v in variants], variants
-    v = args.aa or ("atomic-read" if "atomic-read" in variants
-                    else variants[0])
+        labels = [(v, v) for v in variants]
+        if args.no_aa:
+            return labels, variants, ()
+        twin = base + TWIN_SUFFIX
+        return labels + [(twin, base)], variants, (twin,)
+    v = args.aa or base
     if v not in builds:
         raise Fail("--aa %s: not in %s" % (v, args.builds))
-    return [("A", v), ("B", v)], [v]
+    return [("A", v), ("B", v)], [v], ("B",)
 
 
 def _new_dir(root, short_sha):
@@ -85,7 +93,7 @@ def _new_dir(root, short_sha):
 
 def new_session(args, log, builds):
     """(ctx-free setup) -> dict with everything main() needs."""
-    labels, variants = _labels(args, builds)
+    labels, variants, twins = _labels(args, builds)
     images = inputs.read_images(args.initramfs, variants)
     seed = args.seed if args.seed is not None else random.SystemRandom(
         ).randrange(2 ** 32)
@@ -109,9 +117,10 @@ def new_session(args, log, builds):
         raise Fail(str(e))
     mode = decision.mode
     log.write("accelerator: %s (%s)" % (mode, decision.reason), always=True)
-    boots, seconds = planmod.profile_defaults(args.profile, mode)
+    boots, lengths = planmod.profile_defaults(args.profile, mode)
     boots = args.boots or boots
-    seconds = args.seconds or seconds
+    lengths = args.seconds or lengths
+    seconds = max(lengths)
     smp = 1 if mode == "icount" else (args.smp or 2)
     plugin, note = None, "not used (%s mode)" % mode
     if mode == "icount" and args.no_plugin:
@@ -129,8 +138,10 @@ def new_session(args, log, builds):
         log.warn("branch counts will be empty: %s" % note)
     perf_events = [] if args.perf == "none" else args.perf.split(",")
     params = {"mode": "tbench", "clients": args.clients, "seconds": seconds,
-              "perf": args.perf, "perf_events": perf_events}
-    the_plan = planmod.make(labels, boots, seed, perturb=mode == "icount")
+              "lengths": list(lengths), "perf": args.perf,
+              "perf_events": perf_events}
+    the_plan = planmod.make(labels, boots, seed, perturb=mode == "icount",
+                            lengths=lengths, twins=twins)
     git = hostinfo.git_state(ROOT)
     timeout = args.timeout or planmod.default_timeout(mode, seconds,
                                                       bool(plugin))
@@ -144,10 +155,11 @@ def new_session(args, log, builds):
         "protocol": dict(params, guest_protocol=console.PROTOCOL),
         "plan": {"profile": args.profile, "boots": boots, "seed": seed,
                  "labels": labels, "variants": variants,
-                 "aa": args.aa is not None, "runs": len(the_plan),
+                 "aa": args.aa is not None, "twins": list(twins),
+                 "lengths": list(lengths), "runs": len(the_plan),
                  "order": "shuffled Latin squares per block of rounds",
-                 "perturbation": "per round, shared by all variants"
-                 if mode == "icount" else "none"},
+                 "perturbation": "per round, shared by all variants; "
+                 "A/A twins draw their own" if mode == "icount" else "none"},
         "runner": {"retries": args.retries, "timeout_s": timeout,
                    "grace_s": execute.GRACE_SECONDS},
         "builds": {v: {"dir": builds[v].dir, "hash": builds[v].hash,
@@ -232,7 +244,7 @@ def resume_session(args, log, builds):
             raise Fail(str(e))
     else:
         sites = {}
-    the_plan = planmod.read(resdir.plan_csv)
+    the_plan = planmod.read(resdir.plan_csv, meta["protocol"]["seconds"])
     pending, next_try = planmod.progress(the_plan, resdir.rows())
     if args.timeout:
         meta["runner"]["timeout_s"] = args.timeout
@@ -275,9 +287,9 @@ def _dry_run(s, ctx):
     for run in s["pending"]:
         try_no = s["next_try"][run.index]
         cmd, _ = runner.try_command(ctx, run, Dummy.raw_base(run, try_no))
-        print("# run %d round %d position %d %s perturb %d try %d" % (
+        print("# run %d round %d position %d %s perturb %d %d s try %d" % (
             run.index, run.round, run.position, run.label, run.perturb_seed,
-            try_no))
+            run.seconds, try_no))
         print(qemu.shell_line(cmd))
 
 
@@ -319,13 +331,16 @@ def main(argv):
 
     ctx = _context(s, builds, log, args, stop=lambda: bool(flag))
     mode = meta["accel"]["mode"]
-    per_try = planmod.estimate(mode, meta["protocol"]["seconds"],
-                               bool(meta["plugin"]["path"]))
-    log.write("plan: %d runs left of %d (%s mode, %d s tbench, %d clients);"
+    plugin = bool(meta["plugin"]["path"])
+    expected = sum(planmod.estimate(mode, r.seconds, plugin)
+                   for r in s["pending"])
+    per_try = expected / max(1, len(s["pending"]))
+    lengths = sorted({r.seconds for r in s["plan"]})
+    log.write("plan: %d runs left of %d (%s mode, %s s tbench, %d clients);"
               " expected duration %s (%s per run)" % (
                   len(s["pending"]), len(s["plan"]), mode,
-                  meta["protocol"]["seconds"], meta["protocol"]["clients"],
-                  duration(per_try * len(s["pending"])), duration(per_try)),
+                  ", ".join(map(str, lengths)), meta["protocol"]["clients"],
+                  duration(expected), duration(per_try)),
               always=True)
     if args.dry_run:
         try:

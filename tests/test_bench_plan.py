@@ -82,7 +82,47 @@ def test_bad_plans_rejected():
 def test_write_read_roundtrip(tmp_path):
     p = plan.make(LABELS, 4, seed=9, perturb=True)
     plan.write(p, tmp_path / "plan.csv")
-    assert plan.read(tmp_path / "plan.csv") == p
+    assert plan.read(tmp_path / "plan.csv", 99) == p
+
+
+def test_plan_without_a_seconds_column_takes_the_given_length(tmp_path):
+    path = tmp_path / "plan.csv"
+    path.write_text("index,round,position,variant,label,perturb_seed\n"
+                    "1,1,1,jump-label,jump-label,7\n")
+    assert plan.read(path, 30) == [
+        plan.Run(1, 1, 1, "jump-label", "jump-label", 7, 30)]
+
+
+def test_twin_labels_draw_seeds_of_their_own():
+    labels = LABELS + [("atomic-read.aa", "atomic-read")]
+    p = plan.make(labels, 5, seed=11, perturb=True,
+                  twins=("atomic-read.aa",))
+    for rnd in range(1, 6):
+        rows = {r.label: r for r in p if r.round == rnd}
+        shared = {rows[lab].perturb_seed for lab, _ in LABELS}
+        assert len(shared) == 1
+        assert rows["atomic-read.aa"].perturb_seed not in shared
+    # the variants' seeds are those of a plan without the twin
+    plain = plan.make(LABELS, 5, seed=11, perturb=True)
+    assert {r.round: r.perturb_seed for r in plain} == {
+        r.round: r.perturb_seed for r in p if r.label == "jump-label"}
+    twin = [r.perturb_seed for r in p if r.label == "atomic-read.aa"]
+    assert len(set(twin)) == 5
+
+
+def test_several_lengths_repeat_the_rounds_at_each_length():
+    p = plan.make(LABELS, 3, seed=4, perturb=True, lengths=(20, 60, 180))
+    assert len(p) == 27
+    for rnd in range(1, 10):
+        assert len({r.seconds for r in p if r.round == rnd}) == 1
+    per_length = collections.Counter(r.seconds for r in p)
+    assert per_length == {20: 9, 60: 9, 180: 9}
+    # the lengths are interleaved, not run one after the other
+    order = [r.seconds for r in p if r.position == 1]
+    assert order != sorted(order)
+    assert len({r.perturb_seed for r in p}) == 9
+    with pytest.raises(ValueError):
+        plan.make(LABELS, 3, seed=4, perturb=True, lengths=(20, 20))
 
 
 def row(index, try_no, status):

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT))
 from bench import console, counts, inputs, plan, results  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "bench"
-RUN = plan.Run(3, 1, 3, "jump-label", "jump-label", 77)
+RUN = plan.Run(3, 1, 3, "jump-label", "jump-label", 77, 20)
 
 
 def read_csv(path):

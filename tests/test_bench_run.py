@@ -4,6 +4,7 @@ These check the runner's bookkeeping: the plan, runs.csv rows for failed and
 retried tries, --resume, Ctrl-C, --out, --dry-run and option errors. The
 stand-in boots nothing; the real boots are in test_bench_integration.py.
 """
+import collections
 import csv
 import gzip
 import json
@@ -57,7 +58,8 @@ def rows(d):
 def test_a_plan_with_failures_retries_and_records_every_try(setup):
     tmp, base, env, script = setup
     script.write_text("crash\npanic\nok\nerror\n")
-    p = run(base + ["--accel", "icount", "--boots", "2", "--seconds", "1",
+    p = run(base + ["--no-aa",
+                    "--accel", "icount", "--boots", "2", "--seconds", "1",
                     "--seed", "5", "--no-plugin"], env=env)
     d = (tmp / "out").read_text().strip()
     assert os.path.dirname(d) == str(tmp / "results")
@@ -72,8 +74,9 @@ def test_a_plan_with_failures_retries_and_records_every_try(setup):
     assert r[3]["reason"] == "guest error: stand-in error"
     assert {x["mode"] for x in r} == {"icount"}
     assert all(x["throughput_mbps"] == "" for x in r if x["status"] != "ok")
-    the_plan = plan.read(os.path.join(d, "plan.csv"))
-    assert the_plan == plan.make([(v, v) for v in VARIANTS], 2, 5, True)
+    the_plan = plan.read(os.path.join(d, "plan.csv"), 1)
+    assert the_plan == plan.make([(v, v) for v in VARIANTS], 2, 5, True,
+                                 lengths=(1,))
     for x in r:
         assert int(x["perturb_seed"]) == the_plan[int(x["index"]) - 1] \
             .perturb_seed
@@ -98,7 +101,8 @@ def test_a_plan_with_failures_retries_and_records_every_try(setup):
 def test_a_run_that_always_fails_stays_pending_and_resume_finishes(setup):
     tmp, base, env, script = setup
     script.write_text("hang\n" * 2)
-    p = run(base + ["--accel", "tcg", "--boots", "1", "--seconds", "1",
+    p = run(base + ["--no-aa",
+                    "--accel", "tcg", "--boots", "1", "--seconds", "1",
                     "--retries", "1", "--timeout", "1.5", "--seed", "1"],
             env=env, check=False)
     assert p.returncode == 1, p.stderr
@@ -124,7 +128,8 @@ def test_a_run_that_always_fails_stays_pending_and_resume_finishes(setup):
 
 def test_resume_refuses_other_kernels_and_plan_options(setup):
     tmp, base, env, script = setup
-    run(base + ["--accel", "icount", "--boots", "1", "--seconds", "1",
+    run(base + ["--no-aa",
+                "--accel", "icount", "--boots", "1", "--seconds", "1",
                 "--variants", "jump-label", "--no-plugin"], env=env)
     d = (tmp / "out").read_text().strip()
     bj = tmp / "builds" / "jump-label" / "build.json"
@@ -139,7 +144,8 @@ def test_resume_refuses_other_kernels_and_plan_options(setup):
 def test_three_hopeless_runs_stop_the_plan(setup):
     tmp, base, env, script = setup
     script.write_text("crash\n" * 20)
-    p = run(base + ["--accel", "icount", "--boots", "2", "--seconds", "1",
+    p = run(base + ["--no-aa",
+                    "--accel", "icount", "--boots", "2", "--seconds", "1",
                     "--retries", "0", "--no-plugin"], env=env, check=False)
     assert p.returncode == 1 and "3 runs in a row failed" in p.stderr
     assert len(rows((tmp / "out").read_text().strip())) == 3
@@ -148,7 +154,8 @@ def test_three_hopeless_runs_stop_the_plan(setup):
 def test_interrupt_keeps_finished_rows_and_resume_completes(setup):
     tmp, base, env, script = setup
     script.write_text("ok\nhang\n")
-    proc = subprocess.Popen(base + ["--accel", "icount", "--boots", "1",
+    proc = subprocess.Popen(base + ["--no-aa",
+                                    "--accel", "icount", "--boots", "1",
                                     "--seconds", "1", "--no-plugin"],
                             env=env, stderr=subprocess.PIPE, text=True)
     calls = str(script) + ".calls"
@@ -178,11 +185,38 @@ def test_aa_control(setup):
     r = rows((tmp / "out").read_text().strip())
     assert {x["variant"] for x in r} == {"atomic-read"}
     assert sorted(x["label"] for x in r) == ["A", "A", "B", "B"]
+    seeds = {x["label"]: set() for x in r}
+    for x in r:
+        seeds[x["label"]].add(x["perturb_seed"])
+    assert not seeds["A"] & seeds["B"]  # B draws seeds of its own
+
+
+def test_default_plan_has_an_aa_twin_of_the_baseline(setup):
+    tmp, base, env, script = setup
+    run(base + ["--accel", "icount", "--boots", "2", "--seconds", "1,2",
+                "--no-plugin", "--seed", "3"], env=env)
+    d = (tmp / "out").read_text().strip()
+    r = rows(d)
+    assert collections.Counter(x["label"] for x in r) == {
+        "jump-label": 4, "atomic-read": 4, "plain-read": 4,
+        "atomic-read.aa": 4}
+    assert {x["variant"] for x in r if x["label"] == "atomic-read.aa"} == {
+        "atomic-read"}
+    assert collections.Counter(x["seconds"] for x in r) == {"1": 8, "2": 8}
+    for x in r:
+        cmd = open(os.path.join(d, "raw", "%03d-%s-try1.qemu-cmd"
+                                % (int(x["index"]), x["variant"]))).read()
+        assert "jlbench.seconds=%s " % x["seconds"] in cmd
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    assert meta["plan"]["twins"] == ["atomic-read.aa"]
+    assert meta["plan"]["lengths"] == [1, 2]
+    p = run(base + ["--aa", "--no-aa"], env=env, check=False)
+    assert p.returncode == 2 and "drop --no-aa" in p.stderr
 
 
 def test_dry_run_prints_commands_and_writes_nothing(setup):
     tmp, base, env, script = setup
-    p = run(base + ["--dry-run", "--accel", "tcg", "--smp", "3",
+    p = run(base + ["--no-aa", "--dry-run", "--accel", "tcg", "--smp", "3",
                     "--boots", "2", "--seed", "3"], env=env)
     cmds = [ln for ln in p.stdout.splitlines() if not ln.startswith("#")]
     assert len(cmds) == 6
@@ -247,7 +281,8 @@ def test_plugin_counts_reach_runs_csv(setup):
 
 def test_bench_overhead_on_a_results_dir(setup):
     tmp, base, env, script = setup
-    run(base + ["--accel", "icount", "--boots", "3", "--seconds", "1",
+    run(base + ["--no-aa",
+                "--accel", "icount", "--boots", "3", "--seconds", "1",
                 "--no-plugin"], env=env)
     d = (tmp / "out").read_text().strip()
     p = run([str(ROOT / "bench" / "bench-overhead"), d])
@@ -264,7 +299,7 @@ def test_tbench_runs_refuse_builds_of_another_arch(setup):
     tmp_path, base, env, _ = setup
     (tmp_path / "builds" / "plain-read" / "build.json").write_text(
         json.dumps({"hash": "hs390", "boot_args": "", "arch": "s390x"}))
-    p = run(base + ["--accel", "tcg"], env=env, check=False)
+    p = run(base + ["--no-aa", "--accel", "tcg"], env=env, check=False)
     assert p.returncode == 1
     assert "plain-read is an s390x build" in p.stderr
     assert not (tmp_path / "results").exists()
