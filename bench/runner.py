@@ -9,7 +9,7 @@ the loop stops: something is broken for every run, not by chance.
 import os
 import time
 
-from bench import console, counts, execute, qemu, results
+from bench import execute, qemu, rawtry
 from bench.log import duration
 
 ABORT_AFTER = 3
@@ -83,25 +83,9 @@ def one_try(ctx, run, try_no, tick=None):
     if out.kind == "interrupted":
         _remove(base)
         raise Interrupted()
-    rep = console.parse(console.read(base + ".log"))
-    status, reason = console.verdict(rep, out.ended)
-    cells = {}
-    warmup = measured = []
-    if status == "ok":
-        cells = results.figures(rep.block, ctx.params["perf_events"])
-        try:
-            warmup = console.samples(rep.block, "warmup_samples_mbps")
-            measured = console.samples(rep.block, "samples_mbps")
-        except ValueError as e:
-            status, reason = "failed", "bad samples: %s" % e
-    if ctx.plugin:
-        plugin_cells, problem = counts.read(base + ".counts")
-        if status == "ok" and problem:
-            status, reason = "failed", problem
-        if status == "ok":
-            cells.update(plugin_cells)
-    if status != "ok":
-        cells = {}
+    got = rawtry.derive(base, ctx.params["perf_events"], ctx.plugin,
+                        out.ended)
+    rawtry.write_manifest(base)
     row = {
         "index": run.index, "round": run.round, "position": run.position,
         "variant": run.variant, "label": run.label, "mode": ctx.mode,
@@ -109,18 +93,16 @@ def one_try(ctx, run, try_no, tick=None):
         "try": try_no,
         "kernel_hash": ctx.builds[run.variant].hash,
         "image_hash": ctx.images[run.variant].hash,
-        "status": status, "reason": reason,
         "wall_seconds": "%.1f" % out.wall_seconds,
-        "kernel_warnings": len(rep.warnings),
         "started_utc": started,
     }
-    row.update(cells)
+    row.update(got.cells)
     if "seconds" not in ctx.resdir.columns:
         del row["seconds"]  # a results dir from before the column existed
-    if status == "ok":
-        ctx.resdir.append_samples(run, warmup, measured)
+    if got.status == "ok":
+        ctx.resdir.append_samples(run, got.warmup, got.measured)
     ctx.resdir.append_run(row)
-    for w in rep.warnings[:3]:
+    for w in got.warnings[:3]:
         ctx.log.warn("run %d try %d: kernel %s" % (run.index, try_no, w))
     return row
 
