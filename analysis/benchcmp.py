@@ -6,18 +6,19 @@ Per label and metric: old and new mean +- the 95% CI half-width in %, the
 independent samples, so the comparison is unpaired.
 """
 from analysis import fmt as F
-from analysis import reference, stats
+from analysis import metrics, reference, stats
 from analysis.load import counter_columns, split_counter
 
-METRICS = ["throughput_mbps", "kernel_branches", "kernel_insns",
-           "user_branches", "user_insns", "perf_branches",
-           "perf_instructions"]
+COUNTERS = ["kernel_branches", "kernel_insns", "user_branches",
+            "user_insns", "perf_branches", "perf_instructions"]
 
 
 def values(res, label, metric):
     """Per-run values (per op for counters) of the ok runs of label."""
     runs = res.runs
     ok = runs[(runs["status"] == "ok") & (runs["label"] == label)]
+    if metric == "ops_per_s":
+        return metrics.ops_per_s(ok).values
     if metric == "throughput_mbps":
         return ok[metric].astype(float).values
     num, _ = split_counter(ok[metric])
@@ -50,13 +51,18 @@ def rows(old, new):
     cols_old = set(counter_columns(old.runs.columns))
     cols_new = set(counter_columns(new.runs.columns))
     out = []
-    for metric in METRICS:
-        if metric != "throughput_mbps" and not (
-                metric in cols_old and metric in cols_new):
+    mode = _mode(new)
+    head = metrics.headline(mode) if mode in metrics.HEADLINE \
+        else "throughput_mbps"
+    names = [head] + [m for m in metrics.METRICS if m != head] + COUNTERS
+    for metric in names:
+        thr = metric in metrics.METRICS
+        if not thr and not (metric in cols_old and metric in cols_new):
             continue
-        thr = metric == "throughput_mbps"
-        name = metric if thr else metric + "/op"
-        f = F.mbps if thr else F.val
+        name = metric if not thr else metric + (
+            " (headline)" if metric == head else "")
+        name = name if thr else metric + "/op"
+        f = F.mbps if metric == "throughput_mbps" else F.val
         for lab in labels:
             a, b = values(old, lab, metric), values(new, lab, metric)
             if not len(a) or not len(b):

@@ -1,18 +1,26 @@
-"""results/history.csv: one row per label per analysed run, across commits.
+"""results/history.csv: one row per label and throughput metric per
+analysed run, across commits.
 
 analysis/analyze updates it. Re-analysing a run replaces that run's rows
-(key: run_id), so the file never holds a run twice.
+(key: run_id), so the file never holds a run twice. `metric` names the
+figure (ops_per_s, throughput_mbps: analysis/metrics.py) and `headline` is
+1 on the rows of the run's headline metric. Files from before these columns
+(mean_mbps, ...) are read as MB/s headline rows.
 """
 import os
 import re
 
 import pandas as pd
 
+from analysis import metrics
+
 COLUMNS = [
     "run_id", "date", "git_commit", "git_dirty", "kernel_version",
     "config_hash", "profile", "mode", "group", "label", "variant", "n",
-    "failed", "mean_mbps", "ci_lo_mbps", "ci_hi_mbps", "baseline",
+    "failed", "metric", "headline", "mean", "ci_lo", "ci_hi", "baseline",
     "pct_change", "pct_ci_lo", "pct_ci_hi", "method", "p_t", "marker"]
+OLD_NAMES = {"mean_mbps": "mean", "ci_lo_mbps": "ci_lo",
+             "ci_hi_mbps": "ci_hi"}
 RUN_ID = re.compile(r"^(.+)-([0-9a-f]{4,40})$")
 
 
@@ -31,9 +39,16 @@ def run_facts(run_id, meta):
 
 
 def rows(st, meta, builds):
-    """History rows of one analysed run (throughput only)."""
+    """History rows of one analysed run: its throughput metrics."""
+    out = []
+    for m in st["metrics"]:
+        if m["metric"] in metrics.METRICS:
+            out += _metric_rows(st, meta, builds, m)
+    return pd.DataFrame(out, columns=COLUMNS)
+
+
+def _metric_rows(st, meta, builds, thr):
     facts = run_facts(st["run_id"], meta)
-    thr = next(m for m in st["metrics"] if m["metric"] == "throughput_mbps")
     comps = {c["label"]: c for c in thr["comparisons"]}
     out = []
     for info in st["labels"]:
@@ -47,19 +62,25 @@ def rows(st, meta, builds):
             variant=info["variant"], n=d["n"], failed=info["failed"],
             kernel_version=src.get("version", ""),
             config_hash=b.get("hash") or ",".join(info["kernel_hashes"]),
-            mean_mbps=d["mean"], ci_lo_mbps=d["ci_lo"],
-            ci_hi_mbps=d["ci_hi"], baseline=c.get("baseline", ""),
+            metric=thr["metric"],
+            headline=int(thr["metric"] == st.get("headline")),
+            mean=d["mean"], ci_lo=d["ci_lo"],
+            ci_hi=d["ci_hi"], baseline=c.get("baseline", ""),
             pct_change=c.get("pct_change"), pct_ci_lo=c.get("pct_ci_lo"),
             pct_ci_hi=c.get("pct_ci_hi"), method=c.get("test_t", ""),
             p_t=c.get("p_t"), marker=c.get("marker", "")))
-    return pd.DataFrame(out, columns=COLUMNS)
+    return out
 
 
 def read(path):
     """The history table, empty when the file does not exist."""
     if not os.path.exists(path):
         return pd.DataFrame(columns=COLUMNS)
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    h = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if "metric" not in h.columns:
+        h = h.rename(columns=OLD_NAMES)
+        h["metric"], h["headline"] = "throughput_mbps", "1"
+    return h[COLUMNS]
 
 
 def update(path, new):
@@ -68,7 +89,7 @@ def update(path, new):
     old = read(path)
     old = old[~old["run_id"].isin(set(new["run_id"]))]
     fmt = new.copy()
-    for c in ("mean_mbps", "ci_lo_mbps", "ci_hi_mbps", "pct_change",
+    for c in ("mean", "ci_lo", "ci_hi", "pct_change",
               "pct_ci_lo", "pct_ci_hi", "p_t"):
         fmt[c] = fmt[c].map(lambda x: "" if x is None or x != x
                             else "%.6g" % x)

@@ -1,8 +1,10 @@
 """Read a jlbench results dir (format: bench/FORMATS.md) into pandas.
 
-Analysis never re-parses raw console logs: it reads runs.csv, samples.csv,
-meta.json (with each variant's build.json under builds.<variant>.build)
-and the optional selftest.csv (and selftest-<arch>.csv).
+Statistics come from runs.csv, samples.csv, meta.json (with each variant's
+build.json under builds.<variant>.build) and the optional selftest.csv (and
+selftest-<arch>.csv). analysis/check.py checks the rows against their raw
+files first; the runs.csv lines and the runs' samples it leaves out
+(stats.json `excluded`) are left out here too, wherever the dir is read.
 """
 import json
 import os
@@ -44,14 +46,16 @@ def counter_columns(columns):
             + [c for c in PLUGIN_COLUMNS if c in columns])
 
 
-def read_runs(path):
+def read_runs(path, drop_lines=()):
     """runs.csv as a DataFrame; counter columns stay text (see split_counter).
-    """
+    drop_lines: file lines (the header is line 1) left out."""
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError,
             pd.errors.EmptyDataError) as e:
         raise FormatError("cannot read %s: %s" % (path, e))
+    df = df.drop(index=[n - 2 for n in drop_lines if 0 <= n - 2 < len(df)]) \
+        .reset_index(drop=True)
     missing = [c for c in RUN_COLUMNS if c not in df.columns]
     if missing:
         raise FormatError("%s lacks columns %s (see bench/FORMATS.md)"
@@ -90,6 +94,16 @@ def split_counter(series):
         raise FormatError("counter %s has values that are neither integers"
                           " nor %s" % (series.name, "/".join(TEXT_VALUES)))
     return num, texts
+
+
+def run_seconds(runs, meta):
+    """tbench's run length per run: runs.csv's `seconds`, or for dirs from
+    before that column, meta.json's protocol.seconds."""
+    default = (meta.get("protocol") or {}).get("seconds")
+    col = runs["seconds"] if "seconds" in runs.columns \
+        else pd.Series("", index=runs.index)
+    out = pd.to_numeric(col.astype(str).str.strip(), errors="coerce")
+    return out.fillna(float(default) if default else float("nan"))
 
 
 def read_samples(path):
@@ -143,14 +157,24 @@ def read_selftest(path):
 class Results:
     """Everything analysis reads from one results dir."""
 
-    def __init__(self, path):
+    def __init__(self, path, exclude=None):
+        """exclude: {"lines": runs.csv lines, "sample_runs": run indexes}
+        to leave out (analysis/check.py); default: stats.json's."""
         self.path = os.path.abspath(path)
         self.run_id = os.path.basename(self.path.rstrip("/"))
         if not os.path.isfile(os.path.join(self.path, "runs.csv")):
             raise FormatError("%s: no runs.csv (is it a results dir?)" % path)
-        self.runs = read_runs(os.path.join(self.path, "runs.csv"))
+        if exclude is None:
+            exclude = read_json(os.path.join(self.path, "stats.json")).get(
+                "excluded") or {}
+        self.runs = read_runs(os.path.join(self.path, "runs.csv"),
+                              exclude.get("lines", ()))
         self.samples = read_samples(os.path.join(self.path, "samples.csv"))
+        if self.samples is not None and exclude.get("sample_runs"):
+            self.samples = self.samples[~self.samples["index"].isin(
+                exclude["sample_runs"])].reset_index(drop=True)
         self.meta = read_json(os.path.join(self.path, "meta.json"))
+        self.runs["seconds"] = run_seconds(self.runs, self.meta)
         variants = sorted(set(self.runs["variant"]))
         self.builds = read_builds(variants, self.meta)
         self.selftest = read_selftest(os.path.join(self.path, "selftest.csv"))

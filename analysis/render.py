@@ -6,7 +6,7 @@ the 2011 figures (analysis/reference.py) and fixed explanatory text.
 """
 import os
 
-from analysis import facts, reference
+from analysis import convergence, explain, facts, metrics, reference
 from analysis import fmt as F
 
 MODE_HEAD = {
@@ -25,18 +25,36 @@ COUNTER_NAMES = {
 BRANCH_COUNTERS = ("kernel_branches", "user_branches", "perf_branches",
                    "perf_branch_misses")
 PLOTS = [
-    ("throughput", "Throughput of every run, mean and 95% CI"),
     ("pct_change", "% change vs atomic-read with 95% CI, and 2011's values"),
+    ("throughput", "Throughput of every run, mean and 95% CI"),
     ("traces", "Per-second throughput of every run (warm-up marked)"),
     ("drift", "Run order vs throughput (drift)"),
     ("branches", "Branches and instructions per tbench operation"),
     ("history", "% change vs atomic-read across analysed runs (commits)"),
+    ("convergence", "% change vs atomic-read by run length"),
 ]
 
 
 def metric(st, name):
     """The metric dict of stats.json named name, or None."""
     return next((m for m in st["metrics"] if m["metric"] == name), None)
+
+
+def headline(st):
+    """The headline metric of a stats dict (MB/s for stats from before
+    there was one)."""
+    return st.get("headline", "throughput_mbps")
+
+
+def fmt_value(name, x):
+    """A throughput figure in the metric's unit."""
+    if name == "ops_per_s":
+        return "n/a" if F.missing(x) else "%.1f" % x
+    return F.mbps(x)
+
+
+def unit(name):
+    return metrics.METRICS.get(name, {}).get("unit", name)
 
 
 def comparisons(m, group):
@@ -60,46 +78,61 @@ AA_ONLY = ("This results dir holds only an A/A control (one kernel under "
 def table_2011(st, res):
     if not st["groups"]["main"]:
         return AA_ONLY
-    thr = metric(st, "throughput_mbps")
-    comps = comparisons(thr, "main")
+    name = headline(st)
+    hm = metric(st, name)
+    comps = comparisons(hm, "main")
+    side = metric(st, metrics.other(st["mode"])) if "headline" in st \
+        else None
+    side_comps = comparisons(side, "main") if side else {}
     rows = []
     for label in st["groups"]["main"]:
-        d = thr["per_label"][label]
+        d = hm["per_label"][label]
         c = comps.get(label)
         mb = reference.MBPS_2011.get(label)
         p11 = reference.pct_2011(label)
         base = label == reference.BASELINE
-        rows.append([
+        row = [
             "`%s`" % label, F.val(mb) if mb else "-",
             "(baseline)" if base else (F.pct(p11) if p11 is not None
                                        else "-"),
-            "%s (n=%d)" % (F.mean_ci(d), d["n"]),
+            "%s (n=%d)" % (F.mean_ci(d, lambda x: fmt_value(name, x)),
+                           d["n"]),
             "(baseline)" if base else (F.pct_ci(c) if c else "n/a"),
-            "" if base or not c else "%s %s" % (F.p(c["p_t"]), c["marker"])])
+            "" if base or not c else "%s %s" % (F.p(c["p_t"]), c["marker"])]
+        if side:
+            sc = side_comps.get(label)
+            row.append("(baseline)" if base else (
+                "%s %s" % (F.pct_ci(sc), sc["marker"]) if sc else "n/a"))
+        rows.append(row)
     clients = facts.proto(res.meta, "clients")
-    out = [head(st, "Throughput in MB/s, tbench%s, 2011 vs here"
-                % (" %s clients" % clients if clients != "" else "")),
-           "",
-           F.table(["kernel", "2011 MB/s", "2011 vs atomic",
-                    "here MB/s, mean [95% CI]", "here vs atomic [95% CI]",
-                    "p (t test)"], rows),
-           "",
+    header = ["kernel", "2011 MB/s", "2011 vs atomic",
+              "here %s, mean [95%% CI]" % unit(name),
+              "here vs atomic [95% CI]", "p (t test)"]
+    if side:
+        header.append("%s vs atomic [95%% CI]" % unit(side["metric"]))
+    out = [head(st, "%s, tbench%s, 2011 vs here" % (
+        metrics.METRICS.get(name, {}).get("name", name),
+        " %s clients" % clients if clients != "" else "")),
+           "", F.table(header, rows), "",
            "2011: %s. Its MB/s come from other hardware and are not "
            "comparable with ours in absolute terms; compare the %% "
            "changes." % reference.SOURCE]
+    if "headline_why" in st:
+        out += ["", st["headline_why"]]
     return "\n".join(out)
 
 
-def verdict(c):
+def verdict(c, name="throughput_mbps"):
     """One line: is 2011's ordering reproduced, is the effect significant."""
     eff = c.get("pct_2011")
     sig = not F.missing(c["p_t"]) and c["p_t"] < 0.05
     ours = c["pct_change"]
     line = "**%s vs %s**: " % (c["label"], c["baseline"])
     if eff is not None:
-        line += "2011 %s, " % F.pct(eff)
-    line += "here %s (%s %s %s): " % (
-        F.pct_ci(c), c["test_t"], F.p_is(c["p_t"]), c["marker"])
+        line += "2011 %s MB/s, " % F.pct(eff)
+    line += "here %s %s (%s %s %s): " % (
+        F.pct_ci(c), unit(name), c["test_t"], F.p_is(c["p_t"]),
+        c["marker"])
     if F.missing(ours):
         return line + "no estimate."
     if eff is None:
@@ -121,13 +154,111 @@ def verdict(c):
     return line + "."
 
 
+WHAT_MODE_SEES = {
+    "icount": "This mode sees the instructions each static-key check "
+              "executes (every guest instruction costs the same guest time); "
+              "it cannot see branch prediction, caches or pipelines, where "
+              "jump labels also help on hardware.",
+    "tcg": "This mode times an emulator by the wall clock: it mixes the "
+           "guest's work with translation and host noise (10-14% between "
+           "boots here), and sees no hardware effects of the guest's code.",
+    "kvm": "This mode runs the guest on the host's CPU: its figures include "
+           "branch prediction and caches, and the host's own noise.",
+}
+
+
+def _more(c, noun):
+    """'1.42% [1.39, 1.44] more NOUN' or '0.50% [0.20, 0.80] fewer NOUN'."""
+    if F.missing(c.get("pct_change")):
+        return "an unknown change in %s" % noun
+    x, lo, hi = c["pct_change"], c.get("pct_ci_lo"), c.get("pct_ci_hi")
+    word = "more" if x >= 0 else "fewer"
+    if x < 0:
+        x, lo, hi = -x, (None if F.missing(hi) else -hi), \
+            (None if F.missing(lo) else -lo)
+    ci = "" if F.missing(lo) or F.missing(hi) else " [%.2f, %.2f]" % (lo, hi)
+    return "%.2f%%%s %s %s" % (x, ci, word, noun)
+
+
+def answer(st):
+    """The first lines of the report: the question answered in words."""
+    name = headline(st)
+    hm = metric(st, name)
+    if hm is None or not st["groups"]["main"]:
+        return AA_ONLY
+    comps = comparisons(hm, "main")
+    noun = "tbench operations per second" if name == "ops_per_s" \
+        else "tbench MB/s"
+    parts = []
+    for label, what in (("jump-label", "jump labels"),
+                        ("plain-read", "plain reads")):
+        c = comps.get(label)
+        if c:
+            parts.append((what, c))
+    if not parts:
+        return "No comparison against %s in this run." % reference.BASELINE
+    n = parts[0][1]["n"]
+    unit_n = "seeds" if parts[0][1]["paired"] else "runs each"
+    lines = ["**Answer.** On Linux 6.1, in %s mode, %s complete %s than "
+             "atomic-read static keys (%s %s, %d %s)" % (
+                 st["mode"], parts[0][0], _more(parts[0][1], noun),
+                 parts[0][1]["test_t"], F.p_is(parts[0][1]["p_t"]), n,
+                 unit_n)]
+    for what, c in parts[1:]:
+        lines[0] += "; %s %s (%s)" % (what, _more(c, ""). rstrip(),
+                                      F.p_is(c["p_t"]))
+    lines[0] += (". 2011 measured %s and %s MB/s on hardware." % (
+        F.pct(reference.pct_2011("jump-label")),
+        F.pct(reference.pct_2011("plain-read"))))
+    lines.append("")
+    lines.append(WHAT_MODE_SEES[st["mode"]] + " " + st.get(
+        "headline_why", ""))
+    side = metric(st, metrics.other(st["mode"])) if "headline" in st \
+        else None
+    if side:
+        sc = comparisons(side, "main").get("jump-label")
+        if sc:
+            line = "tbench's %s: jump-label %s vs atomic-read (%s %s)" % (
+                unit(side["metric"]), F.pct_ci(sc), F.p_is(sc["p_t"]),
+                sc["marker"])
+            ex = (st.get("mbps_explained") or {}).get("comparisons", {})
+            pc = (ex.get("jump-label") or {}).get("predicted_mbps")
+            if side["metric"] == "throughput_mbps" and pc:
+                line += "; loadfile position predicts %s (see \"MB/s " \
+                        "explained\")" % F.pct_ci(pc)
+            lines += ["", line + "."]
+    aa = [c for c in hm["comparisons"] if c["group"] == "aa"]
+    if aa:
+        lines += ["", aa_line(st, aa[0])]
+    return "\n".join(lines)
+
+
+def aa_line(st, c):
+    """The noise floor in words, from the first A/A comparison."""
+    text = "Noise floor (A/A control: `%s` against `%s`, the same kernel" % (
+        c["label"], c["baseline"])
+    if st["mode"] == "icount":
+        text += " on perturbation seeds of its own"
+    text += "): "
+    cells = []
+    for m in metrics.METRICS:
+        mm = metric(st, m)
+        cc = next((x for x in mm["comparisons"] if x["group"] == "aa"
+                   and x["label"] == c["label"]), None) if mm else None
+        if cc:
+            cells.append("%s %s (%s %s)" % (unit(m), F.pct_ci(cc),
+                                           F.p_is(cc["p_t"]), cc["marker"]))
+    return text + "; ".join(cells) + "."
+
+
 def verdicts(st):
-    thr = metric(st, "throughput_mbps")
+    name = headline(st)
+    thr = metric(st, name)
     comps = comparisons(thr, "main")
     out = ["### Verdict (%s)" % MODE_HEAD[st["mode"]], ""]
     for label in st["groups"]["main"]:
         if label in comps:
-            out.append("- " + verdict(comps[label]))
+            out.append("- " + verdict(comps[label], name))
     order = sorted(st["groups"]["main"],
                    key=lambda lab: -(thr["per_label"][lab]["mean"] or 0))
     known = [lab for lab in order if lab in reference.MBPS_2011]
@@ -136,37 +267,39 @@ def verdicts(st):
         out.append("- Ordering of the means: 2011 %s; here %s (%s)."
                    % (" > ".join(ref), " > ".join(known),
                       "same order" if ref == known else "different order"))
-    ops = metric(st, "ops")
-    for label, c in sorted(comparisons(ops, "main").items() if ops else []):
-        out.append("- %s vs %s, tbench operations completed in the measured "
-                   "window (the same length in every run; unlike MB/s it "
-                   "does not depend on which reads and writes fall into the "
-                   "window): %s (%s %s %s)."
-                   % (label, c["baseline"], F.pct_ci(c), c["test_t"],
-                      F.p_is(c["p_t"]), c["marker"]))
+    side = metric(st, metrics.other(st["mode"])) if "headline" in st \
+        else metric(st, "ops")
+    for label, c in sorted(comparisons(side, "main").items() if side
+                           else []):
+        out.append("- %s vs %s, %s (beside the headline): %s (%s %s %s)."
+                   % (label, c["baseline"], metrics.METRICS.get(
+                       side["metric"], {"name": "tbench operations"})["name"],
+                      F.pct_ci(c), c["test_t"], F.p_is(c["p_t"]),
+                      c["marker"]))
     if len(out) == 2:
         out.append("- No comparison against %s in this run."
                    % reference.BASELINE)
     return "\n".join(out)
 
 
-def variant_table(st, group):
-    thr = metric(st, "throughput_mbps")
+def variant_table(st, group, name):
+    thr = metric(st, name)
     info = {i["label"]: i for i in st["labels"]}
     rows = []
     for label in st["groups"][group]:
         d = thr["per_label"][label]
+        f = lambda x: fmt_value(name, x)  # noqa: E731
         rows.append(["`%s`" % label, d["n"], info[label]["failed"],
-                     F.mbps(d["mean"]), F.val(d["stdev"], 3),
-                     F.val(d["cov_pct"], 3), F.mbps(d["min"]),
-                     F.mbps(d["max"]),
-                     "[%s, %s]" % (F.mbps(d["ci_lo"]), F.mbps(d["ci_hi"]))])
-    return F.table(["label", "n", "failed tries", "mean MB/s", "stdev",
-                    "CoV %", "min", "max", "95% CI of the mean"], rows)
+                     f(d["mean"]), F.val(d["stdev"], 3),
+                     F.val(d["cov_pct"], 3), f(d["min"]), f(d["max"]),
+                     "[%s, %s]" % (f(d["ci_lo"]), f(d["ci_hi"]))])
+    return F.table(["label", "n", "failed tries", "mean %s" % unit(name),
+                    "stdev", "CoV %", "min", "max", "95% CI of the mean"],
+                   rows)
 
 
-def comparison_table(st, group):
-    thr = metric(st, "throughput_mbps")
+def comparison_table(st, group, name):
+    thr = metric(st, name)
     rows = []
     for c in thr["comparisons"]:
         if c["group"] != group:
@@ -185,27 +318,45 @@ def comparison_table(st, group):
                    "lrcllrrr")
 
 
+def _metric_names(st):
+    """The throughput metrics of a stats dict, the headline first."""
+    if "headline" not in st:
+        return ["throughput_mbps"]
+    return [st["headline"], metrics.other(st["mode"])]
+
+
 def statistics(st):
-    out = [head(st, "Per variant: ok runs (boots%s)" % (
-        "; one perturbation seed each" if st["mode"] == "icount" else "")),
-        "", variant_table(st, "main") if st["groups"]["main"] else AA_ONLY,
-        "",
-        head(st, "Against %s" % st["baseline"]), ""]
-    table = comparison_table(st, "main")
-    out.append(table or "No comparison: no `%s` runs." % st["baseline"])
-    out += ["", "Noise: the run-to-run CoV pooled over both samples "
+    out = []
+    for name in _metric_names(st):
+        what = unit(name) + (" (headline)" if name == headline(st) else "")
+        out += [head(st, "%s per variant: ok runs (boots%s)" % (what, (
+            "; one perturbation seed each" if st["mode"] == "icount"
+            else ""))), "",
+            variant_table(st, "main", name) if st["groups"]["main"]
+            else AA_ONLY, "",
+            head(st, "%s against %s" % (what, st["baseline"])), ""]
+        table = comparison_table(st, "main", name)
+        out += [table or "No comparison: no `%s` runs." % st["baseline"],
+                ""]
+    out += ["Noise: the run-to-run CoV pooled over both samples "
             "(paired: the stdev of the per-seed differences), in % of the "
             "baseline mean. MDE: the smallest change the t test detects "
             "with 80% power at alpha 0.05 at that noise.", ""]
     out.append(head(st, "A/A control: one kernel under two labels"))
     out.append("")
     if st["groups"]["aa"]:
-        out += [variant_table(st, "aa"), "", comparison_table(st, "aa"), "",
-                "The A/A difference is the noise floor: a real effect must "
-                "be larger than it."]
+        for name in _metric_names(st):
+            out += [variant_table(st, "aa", name), "",
+                    comparison_table(st, "aa", name), ""]
+        out.append("The A/A difference is the noise floor: a real effect "
+                   "must be larger than it.%s" % (
+                       " The twin runs on perturbation seeds of its own "
+                       "(the same kernel on the same seed repeats bit for "
+                       "bit under icount), so it is compared unpaired."
+                       if st["mode"] == "icount" else ""))
     else:
-        out.append("No A/A control in this run (`bench/run --aa` adds "
-                   "one).")
+        out.append("No A/A control in this run (bench/run adds one unless "
+                   "`--no-aa`).")
     return "\n".join(out)
 
 
@@ -297,9 +448,14 @@ def render(res, st, out_path, plots_dir):
             os.path.join(plots_dir, "pct_change.svg"), out_dir)), ""] + first
     parts = [
         "# jlbench: jump labels vs atomic reads vs plain reads, tbench",
-        "",
+        "", answer(st), "",
         facts.intro(st, res, rel),
         "", table_2011(st, res), "", verdicts(st), "",
+        "## MB/s explained: where in the loadfile the window falls", "",
+        explain.section(st), "",
+        "## Convergence with run length", "",
+        convergence.section(os.path.dirname(res.path), out_dir, plots_dir),
+        "",
         "## Statistics", "", statistics(st), "",
         "## Branch counts", "", counters(st), "",
         "## Kernels", "", facts.builds(res), "",

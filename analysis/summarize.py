@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import reference, stats
+from analysis import explain, metrics, reference, stats
 from analysis.load import counter_columns, split_counter
 
 STEAL_WARN_PCT = 1.0
@@ -45,11 +45,10 @@ SUMMARY_COLUMNS = [
     "marker", "mde_pct"]
 
 
-# Per-run figures compared as they are. `ops` is the number of tbench
-# operations completed in the measured window (the same length for every
-# run): a second throughput measure that, unlike MB/s, does not depend on
-# which reads and writes of the loadfile happen to fall into the window.
-RAW_METRICS = ("throughput_mbps", "max_latency_ms", "ops")
+# Per-run figures compared as they are (analysis/metrics.py: which one is
+# the headline). `ops` is the number of tbench operations completed in the
+# measured phase, `ops_per_s` the same per second of it.
+RAW_METRICS = ("ops_per_s", "throughput_mbps", "max_latency_ms", "ops")
 
 
 def _groups(runs):
@@ -60,8 +59,28 @@ def _groups(runs):
     return main, aa
 
 
+def _pairs(runs, groups):
+    """(group, label, baseline) of every comparison: each main label
+    against atomic-read; each A/A twin against the main label of its
+    kernel, or (an A/A-only run) against the first A/A label."""
+    out = []
+    main, aa = groups["main"], groups["aa"]
+    if reference.BASELINE in main:
+        out += [("main", lab, reference.BASELINE) for lab in main
+                if lab != reference.BASELINE]
+    variant = dict(zip(runs["label"], runs["variant"]))
+    for lab in aa:
+        if variant[lab] in main:
+            out.append(("aa", lab, variant[lab]))
+        elif lab != aa[0]:
+            out.append(("aa", lab, aa[0]))
+    return out
+
+
 def _per_run(ok, metric):
     """(values, textual markers) of metric for the ok runs in ok."""
+    if metric == "ops_per_s":
+        return metrics.ops_per_s(ok), set()
     if metric in RAW_METRICS:
         return ok[metric].astype(float), set()
     col = metric[:-len("_per_op")]
@@ -75,11 +94,14 @@ def _by_seed(ok, values):
         .groupby(level=0).mean()
 
 
-def compare(mode, ok_new, v_new, ok_base, v_base, warnings, what):
-    """Comparison of one label with its baseline for one metric."""
+def compare(mode, ok_new, v_new, ok_base, v_base, warnings, what,
+            paired=True):
+    """Comparison of one label with its baseline for one metric; in icount
+    mode paired by seed unless paired is False (an A/A twin, whose seeds
+    are its own)."""
     seeds_new = ok_new["perturb_seed"].str.strip()
     seeds_base = ok_base["perturb_seed"].str.strip()
-    if mode == "icount" and (seeds_new != "").all() \
+    if paired and mode == "icount" and (seeds_new != "").all() \
             and (seeds_base != "").all():
         a, b = _by_seed(ok_new, v_new), _by_seed(ok_base, v_base)
         common = sorted(set(a.index) & set(b.index))
@@ -117,8 +139,8 @@ def _comparison_warnings(c, what, drift, warnings):
                         % (what, max(big, key=abs), c["pct_change"]))
 
 
-def _label_info(runs, label, group):
-    """Counts, drift and steal of one label."""
+def _label_info(runs, label, group, headline):
+    """Counts, drift (of the headline metric) and steal of one label."""
     rows = runs[runs["label"] == label]
     ok = rows[rows["status"] == "ok"]
     failed = rows[rows["status"] == "failed"]
@@ -132,7 +154,8 @@ def _label_info(runs, label, group):
         "kernel_hashes": sorted(set(rows["kernel_hash"]) - {""}),
         "indexes": [int(i) for i in ok["index"]],
         "seeds": [s for s in ok["perturb_seed"]],
-        "drift_pct": stats.drift_pct(ok["round"], ok["throughput_mbps"]),
+        "drift_pct": stats.drift_pct(ok["round"],
+                                     _per_run(ok, headline)[0]),
         "steal_max_pct": float(steal.max()) if steal.notna().any()
         else stats.NAN,
     }
@@ -159,8 +182,9 @@ def _label_warnings(info, warnings):
                         % (lab, len(info["kernel_hashes"])))
 
 
-def _metric(runs, mode, metric, groups, infos, warnings):
-    """Per-label description and comparisons of one metric."""
+def _metric(runs, mode, metric, groups, infos, warnings, headline=None):
+    """Per-label description and comparisons of one metric; sample size,
+    power and drift warnings for the headline metric."""
     ok_all = runs[runs["status"] == "ok"]
     per_label, values, oks = {}, {}, {}
     for label in [lab for g in groups.values() for lab in g]:
@@ -177,26 +201,19 @@ def _metric(runs, mode, metric, groups, infos, warnings):
         per_label[label] = d
         values[label], oks[label] = vals[keep], ok[keep]
     comps = []
-    for group, labels in groups.items():
-        if not labels:
+    for group, label, base in _pairs(runs, groups):
+        if not len(values[label]) or not len(values[base]):
             continue
-        base = reference.BASELINE if group == "main" else labels[0]
-        if base not in labels:
-            continue
-        for label in labels:
-            if label == base or not len(values[label]) \
-                    or not len(values[base]):
-                continue
-            what = "%s vs %s (%s)" % (label, base, metric)
-            c = compare(mode, oks[label], values[label], oks[base],
-                        values[base], warnings, what)
-            c.update(group=group, label=label, baseline=base,
-                     marker=stats.marker(c["p_t"]))
-            if metric == "throughput_mbps":
-                drift = [infos[label]["drift_pct"], infos[base]["drift_pct"]]
-                _comparison_warnings(c, what, drift, warnings)
-                _power_note(c, label, group, warnings, what)
-            comps.append(c)
+        what = "%s vs %s (%s)" % (label, base, metric)
+        c = compare(mode, oks[label], values[label], oks[base],
+                    values[base], warnings, what, paired=group == "main")
+        c.update(group=group, label=label, baseline=base,
+                 marker=stats.marker(c["p_t"]))
+        if metric == headline:
+            drift = [infos[label]["drift_pct"], infos[base]["drift_pct"]]
+            _comparison_warnings(c, what, drift, warnings)
+            _power_note(c, label, group, warnings, what)
+        comps.append(c)
     return {"metric": metric, "per_label": per_label, "comparisons": comps}
 
 
@@ -209,41 +226,74 @@ def _power_note(c, label, group, warnings, what):
         return
     c["n_for_2011"] = stats.n_needed(c["noise_pct"], eff, c["paired"])
     if c["mde_pct"] > abs(eff):
+        need = "about %s %s needed" % (
+            c["n_for_2011"], "seeds" if c["paired"] else "runs per variant") \
+            if c["n_for_2011"] is not None else "no feasible n at that noise"
         warnings.append("%s: minimum detectable effect %.2f%% is larger "
-                        "than 2011's %+.2f%%: about %s %s needed"
-                        % (what, c["mde_pct"], eff, c["n_for_2011"],
-                           "seeds" if c["paired"] else "runs per variant"))
+                        "than 2011's %+.2f%%: %s"
+                        % (what, c["mde_pct"], eff, need))
 
 
-def summarize(res):
-    """The stats.json dict of a loaded results dir."""
-    runs = res.runs
-    modes = sorted(set(runs["mode"]))
+def _convergence(runs, mode, groups, lengths):
+    """Per run length: the throughput metrics of every comparison."""
+    out = []
+    for seconds in lengths:
+        sub = runs[runs["seconds"] == seconds]
+        infos = {lab: _label_info(sub, lab, g, metrics.headline(mode))
+                 for g, labs in groups.items() for lab in labs
+                 if lab in set(sub["label"])}
+        present = {g: [lab for lab in labs if lab in infos]
+                   for g, labs in groups.items()}
+        scratch = []
+        out.append({"seconds": seconds, "metrics": [
+            _metric(sub, mode, m, present, infos, scratch)
+            for m in metrics.METRICS]})
+    return out
+
+
+def summarize(res, loadfile=None):
+    """The stats.json dict of a loaded results dir. A dir with several run
+    lengths (the long profile) is summarised at its longest one, and each
+    length's comparisons go to "convergence". loadfile: tbench's loadfile
+    (analysis/loadfile.py) for the MB/s explanation, or None."""
+    all_runs = res.runs
+    modes = sorted(set(all_runs["mode"]))
     if len(modes) != 1:
         raise ValueError("runs.csv mixes modes %s: analyse one mode per "
                          "results dir" % ", ".join(modes))
     mode = modes[0]
-    main, aa = _groups(runs)
+    headline = metrics.headline(mode)
+    lengths = sorted(int(s) for s in set(all_runs["seconds"].dropna()))
+    runs = all_runs[all_runs["seconds"] == max(lengths)] \
+        if len(lengths) > 1 else all_runs
+    main, aa = _groups(all_runs)
     groups = {"main": main, "aa": aa}
     warnings = []
     infos = {}
     for group, labels in groups.items():
         for label in labels:
-            infos[label] = _label_info(runs, label, group)
+            infos[label] = _label_info(runs, label, group, headline)
             _label_warnings(infos[label], warnings)
     if main and reference.BASELINE not in main:
         warnings.append("no %s runs: no comparisons against the baseline"
                         % reference.BASELINE)
-    metrics = [m for m in RAW_METRICS if m in runs.columns] + [
+    names = [m for m in RAW_METRICS if m in runs.columns
+             or m == "ops_per_s"] + [
         c + "_per_op" for c in counter_columns(runs.columns)]
-    out_metrics = [_metric(runs, mode, m, groups, infos, warnings)
-                   for m in metrics]
+    out_metrics = [_metric(runs, mode, m, groups, infos, warnings, headline)
+                   for m in names]
     ok = runs[runs["status"] == "ok"]
-    norm = ok["throughput_mbps"] / ok.groupby("label")[
-        "throughput_mbps"].transform("mean")
+    values = _per_run(ok, headline)[0]
+    norm = values / values.groupby(ok["label"]).transform("mean")
     return {
-        "schema": 1, "run_id": res.run_id, "mode": mode,
+        "schema": 2, "run_id": res.run_id, "mode": mode,
         "mode_description": MODE_TEXT[mode],
+        "headline": headline, "headline_why": metrics.WHY[mode],
+        "lengths": lengths, "seconds": max(lengths) if lengths else None,
+        "convergence": _convergence(all_runs, mode, groups, lengths)
+        if len(lengths) > 1 else [],
+        "mbps_explained": explain.explain(res, runs, loadfile, groups)
+        if loadfile is not None else None,
         "baseline": reference.BASELINE, "alpha": stats.ALPHA,
         "power": stats.POWER, "methods": METHODS,
         "labels": [infos[lab] for lab in main + aa],

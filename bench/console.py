@@ -177,3 +177,37 @@ def agent_started(text):
         if line == BEGIN or line.startswith("jlbench"):
             return True
     return False
+
+
+# tbench's status line, once a second (dbench 4.0's sig_alarm): clients,
+# loadfile lines read per client (summed over clients, divided by their
+# number), MB/s since the phase began, phase, seconds.
+_TBENCH_TICK = re.compile(
+    r"^jlbench: tbench:\s+(\d+)\s+(\d+)\s+([0-9.]+) MB/sec\s+"
+    r"(warmup|execute)\s+(\d+) sec\b")
+
+
+class Tick:
+    """One of tbench's per-second status lines."""
+
+    def __init__(self, clients, line, mbps, phase, second):
+        self.clients = clients
+        self.line = line
+        self.mbps = mbps
+        self.phase = phase
+        self.second = second
+
+    def __repr__(self):
+        return "Tick(%d, %d, %r, %r, %d)" % (
+            self.clients, self.line, self.mbps, self.phase, self.second)
+
+
+def tbench_ticks(text):
+    """The per-second tbench status lines echoed by the agent, in order."""
+    out = []
+    for raw in text.splitlines():
+        m = _TBENCH_TICK.match(_clean(raw).strip())
+        if m:
+            out.append(Tick(int(m.group(1)), int(m.group(2)),
+                            float(m.group(3)), m.group(4), int(m.group(5))))
+    return out

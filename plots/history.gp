@@ -2,7 +2,7 @@
 # one tic per run (git commit and mode); dashed: 2011's values.
 load "common.gp"
 load datadir."/history.vars"
-set title "Throughput change vs atomic-read across analysed runs, 95% CI\n(modes differ: icount = instruction-path model, tcg = emulated, kvm = hardware)"
+set title "Headline change vs atomic-read across analysed runs, 95% CI\n(ops/s under icount, an instruction-path model; MB/s on tcg (emulated) and kvm (hardware))"
 set ylabel "% change of mean throughput"
 set xlabel "analysed run (git commit, mode)" offset 0,-1
 set xrange [0.5:nruns + 0.5]

@@ -2,8 +2,8 @@
 # 2011's values (averages of 5 boots, no CI published).
 load "common.gp"
 load datadir."/pct.vars"
-set title "Throughput change vs atomic-read, 95% CI, ".pct_method."\n".mode_title
-set ylabel "% change of mean throughput"
+set title "Change of ".pct_metric." vs atomic-read, 95% CI, ".pct_method."\n".mode_title
+set ylabel "% change of the mean"
 set xrange [0.5:npct + 0.5]
 set offsets 0, 0, graph 0.1, graph 0.1
 set key top right

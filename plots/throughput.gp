@@ -3,7 +3,7 @@
 load "common.gp"
 load datadir."/xtics.vars"
 load datadir."/throughput.vars"
-set title "tbench throughput of every run (boot), mean and 95% CI\n".mode_title
+set title "Headline metric of every run (boot), mean and 95% CI\n".mode_title
 set ylabel ylabel_mbps
 set xlabel "kernel (2011's averages, on other hardware, printed in red: not on this scale)"
 set xrange [0.5:nlabels + 0.5]

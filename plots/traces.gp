@@ -3,7 +3,7 @@ load "common.gp"
 load datadir."/traces.vars"
 set title "Per-second throughput of every run (tbench's running average)\n".mode_title
 set xlabel "second of the tbench run"
-set ylabel ylabel_mbps
+set ylabel ylabel_trace
 set key outside top center horizontal
 if (warmup_end > 0) {
 	set object 1 rect from graph 0, graph 0 to first warmup_end, graph 1 \
