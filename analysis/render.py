@@ -246,8 +246,8 @@ def aa_line(st, c):
         cc = next((x for x in mm["comparisons"] if x["group"] == "aa"
                    and x["label"] == c["label"]), None) if mm else None
         if cc:
-            cells.append("%s %s (%s %s)" % (unit(m), F.pct_ci(cc),
-                                           F.p_is(cc["p_t"]), cc["marker"]))
+            cells.append("%s %s (%s %s)" % (
+                unit(m), F.pct_ci(cc), F.p_is(cc["p_t"]), cc["marker"]))
     return text + "; ".join(cells) + "."
 
 
