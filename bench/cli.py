@@ -36,6 +36,11 @@ own: the same kernel with the same seed repeats bit for bit, so a twin on
 the same seeds would show no noise at all. --no-aa leaves it out; --aa runs
 only an A/A control (labels A and B).
 
+parallel runs: under icount guest time advances only with executed
+instructions, so a run's figures do not depend on what else the host does:
+--jobs N runs N guests at once (default: the number of CPUs) and gives the
+same bits as one at a time. kvm and tcg run one guest at a time.
+
 exit codes: 0 every planned run succeeded; 1 runs failed or an error
   (--resume DIR retries what is missing); 2 usage error; 130 interrupted
   (finished runs are kept; --resume DIR completes the plan).
@@ -136,6 +141,9 @@ def parser():
            % DEFAULT_PERF)
     a("--no-plugin", action="store_true",
       help="do not load the branch-count plugin in icount mode")
+    a("--jobs", type=_int_range(1, 256), metavar="N",
+      help="guests at once (default: icount, the number of CPUs; kvm and "
+           "tcg measure wall-clock time and run one at a time)")
     a("--retries", type=_int_range(0, 10), default=2, metavar="N",
       help="extra tries per run after a failure (default: 2)")
     a("--timeout", type=_positive_float, metavar="S",

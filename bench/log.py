@@ -3,8 +3,10 @@
 `YYYY-MM-DD HH:MM:SS bench: message` on stderr and, once a results dir
 exists, appended to its bench.log. The progress line rewrites itself on a
 terminal; without a terminal (CI) each finished run is one log line.
+Lines come whole from any thread (one lock around every write).
 """
 import sys
+import threading
 import time
 
 STAGE = "bench"
@@ -17,6 +19,7 @@ class Log:
         self.file = None
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._line_open = False
+        self._lock = threading.RLock()
 
     def to_file(self, path):
         self.file = path
@@ -29,13 +32,14 @@ class Log:
     def write(self, message, always=False):
         line = "%s %s: %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), STAGE,
                               message)
-        if self.file:
-            with open(self.file, "a") as f:
-                f.write(line + "\n")
-        if always or not self.quiet:
-            self._clear()
-            self.stream.write(line + "\n")
-            self.stream.flush()
+        with self._lock:
+            if self.file:
+                with open(self.file, "a") as f:
+                    f.write(line + "\n")
+            if always or not self.quiet:
+                self._clear()
+                self.stream.write(line + "\n")
+                self.stream.flush()
 
     def info(self, message):
         self.write(message)
@@ -50,15 +54,17 @@ class Log:
         """Rewrite the status line (terminal only, not in quiet mode)."""
         if self.quiet or not self.tty:
             return
-        self._clear()
-        self.stream.write(message[:200])
-        self.stream.flush()
-        self._line_open = True
+        with self._lock:
+            self._clear()
+            self.stream.write(message[:200])
+            self.stream.flush()
+            self._line_open = True
 
     def done(self):
-        if self._line_open:
-            self._clear()
-            self.stream.flush()
+        with self._lock:
+            if self._line_open:
+                self._clear()
+                self.stream.flush()
 
 
 def duration(seconds):

@@ -1,15 +1,17 @@
 """The results dir: raw logs, runs.csv, samples.csv, plan.csv, meta.json.
 
 runs.csv gets one row per try, appended as one write() on an O_APPEND file
-and fsync'ed before the runner moves on, so a crash or Ctrl-C keeps every
-finished try. A torn last line (a crash inside that write) is cut off when
-the dir is reopened. meta.json is replaced atomically (write, fsync, rename).
+under a process-wide lock (tries end in their own threads) and fsync'ed
+before the runner moves on, so a crash or Ctrl-C keeps every finished
+try. A torn last line (a crash inside that write) is cut off when the dir
+is reopened. meta.json is replaced atomically (write, fsync, rename).
 """
 import csv
 import io
 import json
 import os
 import re
+import threading
 import time
 
 from bench import counts
@@ -56,18 +58,25 @@ def _csv_line(values):
     return buf.getvalue()
 
 
+# Guests run side by side (bench/parallel.py), and their tries end in
+# their own threads: one lock makes every append of this process whole and
+# in turn, whatever the file system does with concurrent O_APPEND writes.
+_APPEND_LOCK = threading.Lock()
+
+
 def _append(path, text):
-    """Append text with one write() and fsync."""
+    """Append text with one write() and fsync, holding _APPEND_LOCK."""
     data = text.encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        n = os.write(fd, data)
-        if n != len(data):
-            raise OSError("short write to %s (%d of %d bytes)"
-                          % (path, n, len(data)))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    with _APPEND_LOCK:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            n = os.write(fd, data)
+            if n != len(data):
+                raise OSError("short write to %s (%d of %d bytes)"
+                              % (path, n, len(data)))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _repair(path):

@@ -4,12 +4,17 @@ Each try writes raw/<NNN>-<variant>-try<K>.{log,qemu-cmd} (plus .stderr
 when QEMU complained and .counts with the plugin), then one runs.csv row.
 A failed try is retried up to `retries` more times; a run whose tries all
 failed stays pending for --resume. After `abort_after` such runs in a row
-the loop stops: something is broken for every run, not by chance.
+the loop stops: something is broken for every run, not by chance. Up to
+`jobs` runs go on at once (icount only, see bench/parallel.py), each in a
+thread of its own that makes its tries one after the other.
 """
+import copy
 import os
+import threading
 import time
 
 from bench import execute, qemu, rawtry
+from bench import parallel, results
 from bench.log import duration
 
 ABORT_AFTER = 3
@@ -108,87 +113,154 @@ def one_try(ctx, run, try_no, tick=None):
 
 
 class Progress:
-    """ETA from the wall time of finished tries (or the plan's estimate)."""
+    """Runs in flight, done and failed, and an ETA: the mean wall time of
+    the finished tries (before the first: the plan's estimate) times the
+    runs left, less the time the tries in flight have run, over the guest
+    slots those runs can use."""
 
-    def __init__(self, ctx, total, pending, estimate):
+    def __init__(self, ctx, total, pending, estimate, jobs=1):
         self.ctx = ctx
         self.total = total
         self.left = pending
         self.estimate = estimate
+        self.jobs = jobs
         self.t0 = time.monotonic()
         self.walls = []
+        self.failed = 0
+        self.flight = {}            # run index -> (run, start of its try)
         self.last = "-"
-        self.current = None
-        self.try_t0 = None
+        self.lock = threading.Lock()
 
-    def per_try(self):
-        if self.walls:
-            return sum(self.walls) / len(self.walls)
-        return self.estimate
+    def start(self, run):
+        with self.lock:
+            self.flight[run.index] = (run, time.monotonic())
 
-    def start(self, i, run, try_no):
-        self.current = (i, run, try_no)
-        self.try_t0 = time.monotonic()
-        self.tick()
+    def drop(self, run):
+        """The try in flight was discarded (interrupted)."""
+        with self.lock:
+            self.flight.pop(run.index, None)
+
+    def finish(self, run, row, run_done):
+        with self.lock:
+            self.flight.pop(run.index, None)
+            self.walls.append(float(row["wall_seconds"]))
+            if run_done:
+                self.left -= 1
+            if row["status"] == "ok":
+                self.last = "%s MB/s" % row["throughput_mbps"]
+            else:
+                self.failed += 1
+
+    def eta(self, now):
+        per_try = sum(self.walls) / len(self.walls) if self.walls \
+            else self.estimate
+        busy = sum(now - t0 for _, t0 in self.flight.values())
+        slots = max(1, min(self.jobs, self.left))
+        return max(0.0, self.left * per_try - busy) / slots
+
+    def line(self):
+        with self.lock:
+            now = time.monotonic()
+            flying = " ".join("%d:%s" % (i, r.label)
+                              for i, (r, _) in sorted(self.flight.items()))
+            return ("runs %d/%d done, %d in flight%s, %d failed tries | "
+                    "elapsed %s | ETA %s (%d at once) | last %s" % (
+                        self.total - self.left, self.total, len(self.flight),
+                        " (%s)" % flying if flying else "", self.failed,
+                        duration(now - self.t0), duration(self.eta(now)),
+                        self.jobs, self.last))
 
     def tick(self):
-        i, run, try_no = self.current
-        now = time.monotonic()
-        in_try = now - self.try_t0
-        eta = max(0.0, self.left * self.per_try() - in_try)
-        self.ctx.log.progress(
-            "run %d/%d round %d %s%s try %d | elapsed %s | ETA %s | last %s"
-            % (i, self.total, run.round, run.label,
-               "" if run.label == run.variant else " (%s)" % run.variant,
-               try_no, duration(now - self.t0), duration(eta), self.last))
-
-    def finish(self, row, run_done):
-        self.walls.append(float(row["wall_seconds"]))
-        if run_done:
-            self.left -= 1
-        if row["status"] == "ok":
-            self.last = "%s MB/s" % row["throughput_mbps"]
+        self.ctx.log.progress(self.line())
 
 
-def run_plan(ctx, pending, next_try, total, estimate):
-    """Run the pending runs. Returns the list of runs that failed all tries.
+def _report(ctx, run, total, try_no, row):
+    """One log line per finished try."""
+    ok = row["status"] == "ok"
+    what = "%s MB/s" % row["throughput_mbps"] if ok \
+        else "FAILED: %s" % row["reason"]
+    msg = "run %d/%d round %d %s try %d: %s (%s wall)" % (
+        run.index, total, run.round, run.label, try_no, what,
+        duration(float(row["wall_seconds"])))
+    (ctx.log.info if ok else ctx.log.warn)(msg)
 
-    Raises Interrupted when ctx.stop() turns true (the try in flight is
-    discarded), RuntimeError after ABORT_AFTER runs in a row failed.
+
+def run_plan(ctx, pending, next_try, total, estimate, jobs=1):
+    """Run the pending runs, up to `jobs` guests at once (bench/parallel.py:
+    a thread per slot takes the next run in plan order and makes its
+    tries). Returns the runs that failed all tries, in plan order.
+
+    Raises Interrupted when ctx.stop() turns true before every run finished
+    (the tries in flight are discarded, finished ones kept), RuntimeError
+    after ABORT_AFTER runs in a row failed all tries, "in a row" meaning in
+    the order the runs finished; the tries then in flight are discarded as
+    on Ctrl-C.
     """
-    prog = Progress(ctx, total, len(pending), estimate)
+    prog = Progress(ctx, total, len(pending), estimate, jobs)
+    lock = threading.Lock()
+    state = {"in_a_row": 0, "aborted": False, "finished": 0}
     gave_up = []
-    in_a_row = 0
-    for run in pending:
+
+    def stop():
+        return state["aborted"] or ctx.stop()
+
+    def work(run, stopped):
+        wctx = copy.copy(ctx)
+        wctx.stop = stopped         # one_try's QEMU is killed when it turns
         first = next_try[run.index]
-        ok = False
-        for try_no in range(first, first + ctx.retries + 1):
-            prog.start(run.index, run, try_no)
-            row = one_try(ctx, run, try_no, tick=prog.tick)
+        last = first + ctx.retries
+        for try_no in range(first, last + 1):
+            if stopped():
+                return
+            prog.start(run)
+            try:
+                row = one_try(wctx, run, try_no)
+            except Interrupted:
+                prog.drop(run)
+                return
             ok = row["status"] == "ok"
-            last_try = try_no == first + ctx.retries
-            prog.finish(row, ok or last_try)
-            what = "%s MB/s" % row["throughput_mbps"] if ok \
-                else "FAILED: %s" % row["reason"]
-            msg = "run %d/%d round %d %s try %d: %s (%s wall)" % (
-                run.index, total, run.round, run.label, try_no, what,
-                duration(float(row["wall_seconds"])))
-            if ok:
-                ctx.log.info(msg)
-            else:
-                ctx.log.warn(msg)
+            prog.finish(run, row, ok or try_no == last)
+            _report(ctx, run, total, try_no, row)
             if ok:
                 break
-        if ok:
-            in_a_row = 0
-            continue
-        gave_up.append(run)
-        in_a_row += 1
-        if in_a_row >= ABORT_AFTER:
-            ctx.log.done()
-            raise RuntimeError(
-                "%d runs in a row failed all %d tries; stopping (see the "
-                "reasons above and the raw logs)" % (in_a_row,
-                                                     ctx.retries + 1))
-    ctx.log.done()
-    return gave_up
+        with lock:
+            state["finished"] += 1
+            if ok:
+                state["in_a_row"] = 0
+                return
+            gave_up.append(run)
+            state["in_a_row"] += 1
+            if state["in_a_row"] >= ABORT_AFTER:
+                state["aborted"] = True
+
+    try:
+        parallel.run(pending, jobs, work, stop, prog.tick)
+    finally:
+        ctx.log.done()
+    if state["aborted"]:
+        raise RuntimeError(
+            "%d runs in a row failed all %d tries; stopping (see the "
+            "reasons above and the raw logs)" % (state["in_a_row"],
+                                                 ctx.retries + 1))
+    if state["finished"] < len(pending):
+        raise Interrupted()
+    return sorted(gave_up, key=lambda r: r.index)
+
+
+def dry_run(ctx, meta, the_plan, pending, next_try):
+    """Print the plan and the QEMU command of every pending run."""
+    p = meta["plan"]
+    print("# plan: %d runs = %d variants/labels x %d boots, seed %d, "
+          "accelerator %s, %d guests at once" % (
+              len(the_plan), len(p["labels"]), p["boots"], p["seed"],
+              meta["accel"]["mode"], meta["runner"]["jobs"]))
+    print("# accelerator: %s" % meta["accel"]["reason"])
+    print("# runs.csv rows would go to results/<UTC time>-<git sha>/")
+    for run in pending:
+        try_no = next_try[run.index]
+        cmd, _ = try_command(ctx, run, results.ResultsDir(
+            "RESULTS", []).raw_base(run, try_no))
+        print("# run %d round %d position %d %s perturb %d %d s try %d" % (
+            run.index, run.round, run.position, run.label, run.perturb_seed,
+            run.seconds, try_no))
+        print(qemu.shell_line(cmd))

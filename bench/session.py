@@ -13,6 +13,7 @@ import tempfile
 import time
 
 from bench import accel, cli, console, counts, execute, hostinfo, inputs
+from bench import parallel
 from bench import plan as planmod
 from bench import qemu, results, runner
 from bench.log import Log, duration
@@ -269,30 +270,6 @@ def _context(s, builds, log, args, stop):
         qemu_bin=s["qemu_bin"], sites=s["sites"])
 
 
-def _dry_run(s, ctx):
-    meta = s["meta"]
-    p = meta["plan"]
-    print("# plan: %d runs = %d variants/labels x %d boots, seed %d, "
-          "accelerator %s" % (len(s["plan"]), len(p["labels"]), p["boots"],
-                              p["seed"], meta["accel"]["mode"]))
-    print("# accelerator: %s" % meta["accel"]["reason"])
-    print("# runs.csv rows would go to results/<UTC time>-<git sha>/")
-
-    class Dummy:
-        @staticmethod
-        def raw_base(run, try_no):
-            return "RESULTS/raw/%03d-%s-try%d" % (
-                run.index, run.variant, try_no)
-    ctx.resdir = Dummy()
-    for run in s["pending"]:
-        try_no = s["next_try"][run.index]
-        cmd, _ = runner.try_command(ctx, run, Dummy.raw_base(run, try_no))
-        print("# run %d round %d position %d %s perturb %d %d s try %d" % (
-            run.index, run.round, run.position, run.label, run.perturb_seed,
-            run.seconds, try_no))
-        print(qemu.shell_line(cmd))
-
-
 def _resume_hint(args, path):
     return "finish it with: bench/run --resume %s --builds %s --initramfs %s" \
         % (path, args.builds, args.initramfs)
@@ -331,20 +308,26 @@ def main(argv):
 
     ctx = _context(s, builds, log, args, stop=lambda: bool(flag))
     mode = meta["accel"]["mode"]
+    jobs, why = parallel.jobs_for(mode, args.jobs)
+    if why:
+        log.warn(why)
+    meta["runner"]["jobs"] = jobs
     plugin = bool(meta["plugin"]["path"])
     expected = sum(planmod.estimate(mode, r.seconds, plugin)
                    for r in s["pending"])
     per_try = expected / max(1, len(s["pending"]))
     lengths = sorted({r.seconds for r in s["plan"]})
     log.write("plan: %d runs left of %d (%s mode, %s s tbench, %d clients);"
-              " expected duration %s (%s per run)" % (
+              " expected duration %s (%s per run, %d at once)" % (
                   len(s["pending"]), len(s["plan"]), mode,
                   ", ".join(map(str, lengths)), meta["protocol"]["clients"],
-                  duration(expected), duration(per_try)),
+                  duration(expected / max(1, min(jobs, len(s["pending"])))),
+                  duration(per_try), jobs),
               always=True)
     if args.dry_run:
         try:
-            _dry_run(s, ctx)
+            runner.dry_run(ctx, meta, s["plan"], s["pending"],
+                           s["next_try"])
             sys.stdout.flush()
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -355,7 +338,8 @@ def main(argv):
         with open(args.out, "w") as f:
             f.write(resdir.path + "\n")
     log.info("results dir: %s" % resdir.path)
-    session = {"start_utc": _utc(), "argv": argv, "outcome": "running"}
+    session = {"start_utc": _utc(), "argv": argv, "jobs": jobs,
+               "outcome": "running"}
     meta["sessions"].append(session)
     resdir.write_meta(meta)
     old = {sig: signal.signal(sig, on_signal)
@@ -363,7 +347,7 @@ def main(argv):
     status = 0
     try:
         gave_up = runner.run_plan(ctx, s["pending"], s["next_try"],
-                                  len(s["plan"]), per_try)
+                                  len(s["plan"]), per_try, jobs)
         if gave_up:
             session["outcome"] = "%d runs failed all tries" % len(gave_up)
             log.error("%s; %s" % (session["outcome"],
@@ -374,8 +358,9 @@ def main(argv):
     except runner.Interrupted:
         log.done()
         session["outcome"] = "interrupted"
-        log.error("interrupted: the try in flight was discarded, finished "
-                  "runs are kept; %s" % _resume_hint(args, resdir.path))
+        log.error("interrupted: the tries in flight were discarded, "
+                  "finished runs are kept; %s"
+                  % _resume_hint(args, resdir.path))
         status = 130
     except RuntimeError as e:
         session["outcome"] = "stopped: %s" % e
