@@ -31,6 +31,10 @@ also gets rows from its build.json (build_rows()): the build hash, whether
 it verified, its jump table entries and its disassembled site; a copy of
 that build.json goes to raw/selftest-<arch>-<variant>.build.json. Their
 count.* rows say not-counted (the plugin counts x86 code only).
+
+Boots go side by side like bench/run's (--jobs N, bench/parallel.py): under
+icount up to the number of CPUs at once, each variant's files its own;
+kvm and tcg boot one at a time.
 """
 import argparse
 import csv
@@ -39,7 +43,7 @@ import json
 import os
 import sys
 
-from bench import console, counts, execute, inputs, qemu, regions
+from bench import console, counts, execute, inputs, parallel, qemu, regions
 from bench.log import Log
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -89,6 +93,9 @@ def parser():
     a("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
       help="hard wall-clock limit per boot (default: %.0f)"
       % DEFAULT_TIMEOUT)
+    a("--jobs", type=int, metavar="N",
+      help="boots at once (default: icount, the number of CPUs; kvm and "
+           "tcg boot one at a time)")
     a("--allow-fail", action="store_true",
       help="exit 0 when selftest.csv was written, even with FAIL rows")
     a("--quiet", action="store_true", help="fewer log lines")
@@ -101,6 +108,8 @@ def parse_args(argv):
     args = parser().parse_args(argv)
     if not args.timeout > 0:
         raise UsageError("--timeout must be > 0")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be 1 or more")
     if args.variants is not None:
         names = args.variants.split(",")
         if not all(names) or len(set(names)) != len(names):
@@ -257,8 +266,9 @@ def count_rows(variant, block, plugin, why_not, report_path):
 
 
 def boot(variant, build, image, resdir, mode, smp, extra, timeout, log,
-         plugin=None, why_not=""):
-    """Boot one variant; return its rows."""
+         plugin=None, why_not="", stopped=lambda: False):
+    """Boot one variant; return its rows (None when stopped() turned true,
+    which stops its QEMU)."""
     raw = os.path.join(resdir, "raw")
     os.makedirs(raw, exist_ok=True)
     base = os.path.join(raw, raw_base(variant, build.arch))
@@ -274,7 +284,10 @@ def boot(variant, build, image, resdir, mode, smp, extra, timeout, log,
                        qemu.binary(build.arch), build.arch)
     with open(base + ".qemu-cmd", "w") as f:
         f.write(qemu.shell_line(cmd) + "\n")
-    out = execute.run(cmd, base + ".log", timeout, base + ".stderr")
+    out = execute.run(cmd, base + ".log", timeout, base + ".stderr",
+                      interrupted=stopped)
+    if out.kind == "interrupted":
+        return None
     rep = console.parse(console.read(base + ".log"))
     verdict = console.verdict(rep, out.ended, mode="selftest")
     if verdict[0] != "ok":
@@ -331,13 +344,19 @@ def run(args, log):
     os.makedirs(resdir, exist_ok=True)
     path = os.path.join(resdir, csv_name(arch))
     old = read_csv(path)
-    log.info("selftest boots of %s (%s mode%s) into %s"
+    jobs, why = parallel.jobs_for(mode, args.jobs)
+    if why:
+        log.warn(why)
+    log.info("selftest boots of %s (%s mode%s, %d at once) into %s"
              % (", ".join(variants), mode,
-                ", branch-count plugin" if plugin else "", resdir))
-    table = []
-    for v in variants:
-        table += boot(v, builds[v], images[v], resdir, mode, smp,
-                      args.kernel_args, args.timeout, log, plugin, why_not)
+                ", branch-count plugin" if plugin else "", jobs, resdir))
+
+    def one(v, stopped):
+        return boot(v, builds[v], images[v], resdir, mode, smp,
+                    args.kernel_args, args.timeout, log, plugin, why_not,
+                    stopped)
+
+    table = sum(parallel.run(variants, jobs, one), [])
     write_csv(path, merge(old, table))
     bad = failures(table)
     if bad:
@@ -357,6 +376,10 @@ def main(argv):
     log.quiet = args.quiet
     try:
         return run(args, log)
+    except KeyboardInterrupt:
+        log.error("interrupted: the boots in flight were stopped; "
+                  "selftest csv not written")
+        return 130
     except counts.PluginError as e:
         log.error("%s (or run with --no-plugin)" % e)
         return 1

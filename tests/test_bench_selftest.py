@@ -355,3 +355,35 @@ def test_counts_not_exact_are_said_so(inputs, tmp_path):
     assert d["count.on_branches_per_iter"] == "1"
     assert "region 6 - region 5 = 80001" in d["count.note"]
     assert "counts per iteration: insns: region 6" in p.stderr
+
+
+def test_boots_side_by_side(inputs, tmp_path):
+    """--jobs 2 under icount: both boots at once, rows in variant order;
+    tcg boots one at a time and says why."""
+    builds, image, qemu = inputs
+    slow = tmp_path / "slow-qemu"
+    slow.write_text("#!/bin/sh\n"
+                    "echo start >>\"$TRACE\"\n"
+                    "sleep 1\n"
+                    "echo end >>\"$TRACE\"\n"
+                    "exec \"%s\" \"$@\"\n" % qemu)
+    slow.chmod(0o755)
+    trace = tmp_path / "trace"
+    res = tmp_path / "res"
+    for accel, jobs, at_once in (("icount", "2", 2), ("tcg", "2", 1)):
+        env = dict(os.environ, JLBENCH_QEMU=str(slow), TRACE=str(trace),
+                   SELFTEST_CONSOLE=str(REAL), SELFTEST_PLUGIN="")
+        p = run([TOOL, "--builds", str(builds), "--initramfs", str(image),
+                 "--results", str(res), "--accel", accel, "--jobs", jobs],
+                env=env, check=False)
+        assert p.returncode == 0, p.stderr
+        events = trace.read_text().split()
+        trace.unlink()
+        assert events[:2] == ["start"] * at_once + ["end"] * (2 - at_once)
+        assert "%d at once" % at_once in p.stderr
+        assert [v for v, n, _ in table(res) if n == "accel"] == [
+            "jump-label", "atomic-read"]
+    assert "--jobs 2: tcg mode measures wall-clock time" in p.stderr
+    p = run([TOOL, "--builds", str(builds), "--initramfs", str(image),
+             "--results", str(res), "--jobs", "0"], check=False)
+    assert p.returncode == 2 and "--jobs" in p.stderr
