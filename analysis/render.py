@@ -14,6 +14,8 @@ MODE_HEAD = {
               "time, not hardware",
     "tcg": "mode tcg: emulated wall-clock, noisy, not hardware",
     "kvm": "mode kvm: hardware",
+    "kvm-nested": "mode kvm, nested in an emulated machine: wall-clock of "
+                  "QEMU TCG, not hardware",
 }
 COUNTER_NAMES = {
     "kernel_branches": "kernel conditional branches (TCG plugin)",
@@ -62,7 +64,7 @@ def comparisons(m, group):
 
 
 def head(st, title):
-    return "### %s (%s)" % (title, MODE_HEAD[st["mode"]])
+    return "### %s (%s)" % (title, MODE_HEAD[facts.mode_key(st)])
 
 
 def test_cell(c):
@@ -164,6 +166,9 @@ WHAT_MODE_SEES = {
            "boots here), and sees no hardware effects of the guest's code.",
     "kvm": "This mode runs the guest on the host's CPU: its figures include "
            "branch prediction and caches, and the host's own noise.",
+    "kvm-nested": "This run's KVM host was itself an emulated machine "
+                  "(QEMU TCG): the guest's code was emulated, so its "
+                  "figures show no hardware effect of jump labels.",
 }
 
 
@@ -201,7 +206,7 @@ def answer(st):
     unit_n = "seeds" if parts[0][1]["paired"] else "runs each"
     lines = ["**Answer.** On Linux 6.1, in %s mode, %s complete %s than "
              "atomic-read static keys (%s %s, %d %s)" % (
-                 st["mode"], parts[0][0], _more(parts[0][1], noun),
+                 facts.mode_key(st), parts[0][0], _more(parts[0][1], noun),
                  parts[0][1]["test_t"], F.p_is(parts[0][1]["p_t"]), n,
                  unit_n)]
     for what, c in parts[1:]:
@@ -211,7 +216,7 @@ def answer(st):
         F.pct(reference.pct_2011("jump-label")),
         F.pct(reference.pct_2011("plain-read"))))
     lines.append("")
-    lines.append(WHAT_MODE_SEES[st["mode"]] + " " + st.get(
+    lines.append(WHAT_MODE_SEES[facts.mode_key(st)] + " " + st.get(
         "headline_why", ""))
     side = metric(st, metrics.other(st["mode"])) if "headline" in st \
         else None
@@ -255,7 +260,7 @@ def verdicts(st):
     name = headline(st)
     thr = metric(st, name)
     comps = comparisons(thr, "main")
-    out = ["### Verdict (%s)" % MODE_HEAD[st["mode"]], ""]
+    out = ["### Verdict (%s)" % MODE_HEAD[facts.mode_key(st)], ""]
     for label in st["groups"]["main"]:
         if label in comps:
             out.append("- " + verdict(comps[label], name))
@@ -442,6 +447,7 @@ def render(res, st, out_path, plots_dir):
     """The whole REPORT.md text."""
     out_dir = os.path.dirname(os.path.abspath(out_path))
     rel = os.path.relpath(res.path, out_dir)
+    st = dict(st, nested=facts.nested(res.meta))
     first = plots(plots_dir, out_dir, res.run_id)
     if first and first[0].startswith("- "):
         first = ["![%s](%s)" % ("% change vs atomic-read", os.path.relpath(

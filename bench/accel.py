@@ -11,6 +11,13 @@ import os
 
 DEV = "/dev/kvm"
 SYS_MODULE = "/sys/module"
+# How long a probe boot may take to reach the agent. On hardware a KVM boot
+# gets there in a few seconds; a kernel KVM cannot run (PVM) hangs, so the
+# bound is what `auto` waits before falling back. Inside an emulated
+# machine (hostinfo.nested(): tests/nested/run) nested KVM boots took
+# 37-53 s, so the bound there is longer.
+PROBE_SECONDS = 60
+NESTED_PROBE_SECONDS = 300
 
 
 class AccelError(Exception):
@@ -29,6 +36,17 @@ class Decision:
     def as_dict(self):
         return {"mode": self.mode, "kvm_kind": self.kvm_kind,
                 "reason": self.reason}
+
+
+def probe_bound(asked, nested):
+    """(seconds, why) the probe boot may take: asked (--probe-timeout) when
+    given, else PROBE_SECONDS, or NESTED_PROBE_SECONDS when nested (the
+    text of hostinfo.nested()) says the host is itself emulated."""
+    if asked:
+        return asked, "--probe-timeout"
+    if nested:
+        return NESTED_PROBE_SECONDS, "the host is emulated"
+    return PROBE_SECONDS, "default"
 
 
 def kvm_kind(sys_module=SYS_MODULE):

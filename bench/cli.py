@@ -2,7 +2,7 @@
 import argparse
 import os
 
-from bench import plan, qemu
+from bench import accel, plan, qemu
 
 DESCRIPTION = """\
 Boot each kernel variant in QEMU, once per run, run tbench in the guest and
@@ -149,6 +149,13 @@ def parser():
     a("--timeout", type=_positive_float, metavar="S",
       help="hard wall-clock limit per try (default: from the mode and "
            "--seconds)")
+    a("--probe-timeout", type=_positive_float, metavar="S",
+      help="how long auto's (and kvm's) probe boot may take to reach the "
+           "agent before KVM counts as unusable (default: %d s: a KVM boot "
+           "on hardware takes a few, a kernel KVM cannot run hangs, and "
+           "auto waits this long before falling back; %d s when the host "
+           "is itself an emulated machine, where nested boots take 37-53 s)"
+           % (accel.PROBE_SECONDS, accel.NESTED_PROBE_SECONDS))
     a("--results-root", metavar="DIR",
       help="where results dirs are made (default: results/ in the repo)")
     a("--quiet", action="store_true", help="no progress line (for CI)")

@@ -30,6 +30,28 @@ def cpu_model(cpuinfo="/proc/cpuinfo"):
     return platform.processor() or "unknown"
 
 
+# Set by tests/nested/run inside its machine: what that machine is.
+NESTED_ENV = "JLBENCH_NESTED"
+# The model name QEMU's TCG gives its CPU models max and base.
+EMULATED_CPU = "QEMU TCG CPU"
+
+
+def nested(env=None, cpuinfo="/proc/cpuinfo"):
+    """Why this host is itself an emulated machine (text), or None.
+
+    A KVM guest here runs on emulated hardware: its figures are not
+    hardware throughput. Known from $JLBENCH_NESTED (tests/nested/run sets
+    it) or from a CPU model name that QEMU's TCG gives.
+    """
+    env = os.environ if env is None else env
+    if env.get(NESTED_ENV):
+        return env[NESTED_ENV]
+    model = cpu_model(cpuinfo)
+    if model.startswith(EMULATED_CPU):
+        return "the CPU is %r: emulated by QEMU (TCG)" % model
+    return None
+
+
 def git_state(root):
     """commit, short sha, dirty flag and the changed paths of the checkout."""
     commit = _out(["git", "rev-parse", "HEAD"], cwd=root)
@@ -56,6 +78,7 @@ def host(qemu):
         "cpus": os.cpu_count(),
         "kernel": "%s %s" % (u.release, u.version),
         "machine": u.machine,
+        "nested": nested(),
         "qemu": _out([qemu, "--version"]),
         "gcc": _out(["gcc", "--version"]),
         "python": platform.python_version(),

@@ -19,7 +19,6 @@ from bench import qemu, results, runner
 from bench.log import Log, duration
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROBE_SECONDS = 60
 BASELINE = "atomic-read"
 # The A/A twin of the baseline: its label is the variant plus this suffix.
 TWIN_SUFFIX = ".aa"
@@ -33,7 +32,7 @@ def _utc():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def probe_kvm(build, image, qemu_bin, log_path, bound=PROBE_SECONDS):
+def probe_kvm(build, image, qemu_bin, log_path, bound=accel.PROBE_SECONDS):
     """Boot build under KVM until the agent starts: (ok, detail)."""
     append = qemu.kernel_args({"clients": 1, "seconds": 1}, build.variant, 0,
                               build.boot_args)
@@ -47,7 +46,8 @@ def probe_kvm(build, image, qemu_bin, log_path, bound=PROBE_SECONDS):
     out = execute.run(cmd, log_path, bound, log_path + ".stderr",
                       interrupted=started)
     if out.kind == "interrupted":
-        return True, "reached the agent in %.1f s" % (time.monotonic() - t0)
+        return True, "reached the agent in %.1f s (bound %.0f s)" % (
+            time.monotonic() - t0, bound)
     last = console.parse(console.read(log_path)).last_line
     return False, "%s without reaching the agent (last console line: %r)" % (
         out.ended, last[:120])
@@ -104,12 +104,16 @@ def new_session(args, log, builds):
     probe_build = builds.get("jump-label") or builds[variants[0]]
     probe_image = images.get(probe_build.variant) or images[variants[0]]
 
+    bound, why_bound = accel.probe_bound(args.probe_timeout,
+                                         hostinfo.nested())
+
     def probe():
         if args.dry_run:
             return True, "not run (dry run)"
-        log.info("probing KVM: booting %s for at most %d s"
-                 % (probe_build.variant, PROBE_SECONDS))
-        return probe_kvm(probe_build, probe_image, qemu_bin, probe_log)
+        log.info("probing KVM: booting %s for at most %.0f s (%s)"
+                 % (probe_build.variant, bound, why_bound))
+        return probe_kvm(probe_build, probe_image, qemu_bin, probe_log,
+                         bound)
 
     try:
         decision = accel.decide(args.accel, probe)
