@@ -12,7 +12,7 @@ holds a value that is not a number or is negative, is a finding: named
 value far outside its label's ok runs (OUTLIER_RULE), even when its raw
 log agrees: such a run measured something else than its twins.
 
-A finding is a dict (see finding()); stats.json keeps them under
+A finding is a dict (see Check.add); stats.json keeps them under
 `findings`, their texts join the report's warnings, and `excluded` lists
 the runs.csv lines and the runs whose samples are left out, which
 analysis/load.py drops wherever the results dir is read afterwards.
@@ -31,7 +31,7 @@ from bench import rawtry, results  # noqa: E402
 
 # How QEMU ended is known only to the runner: the phrase a re-derived
 # reason gets in its place.
-ENDED = "re-read from the log"
+ENDED = "on re-reading the log"
 OUTLIER_K = 5.0
 OUTLIER_FLOOR = 0.005
 MAD_SCALE = 1.4826

@@ -40,8 +40,15 @@ def bench_results(tmp_path):
 
 def test_runner_output_goes_through_analysis_plots_and_report(tmp_path):
     d = bench_results(tmp_path)
-    p = run([PYTHON, str(ROOT / "analysis" / "analyze"), d])
+    # --strict: every row and sample agrees with the raw files and
+    # manifests bench/run wrote (analysis/check.py)
+    p = run([PYTHON, str(ROOT / "analysis" / "analyze"), "--strict", d])
     assert "1 failed try" in p.stderr
+    assert len(os.listdir(os.path.join(d, "raw"))) > 0
+    with open(os.path.join(d, "runs.csv")) as f:
+        tries = len(f.read().splitlines()) - 1
+    assert len([n for n in os.listdir(os.path.join(d, "raw"))
+                if n.endswith(".sha256")]) == tries
     with open(os.path.join(d, "stats.json")) as f:
         st = json.load(f)
     assert st["mode"] == "icount" and st["groups"]["main"] == list(VARIANTS)
