@@ -66,6 +66,14 @@ def edit_block(d, key, value):
     log.write_text(text)
 
 
+def set_both(d, column, value):
+    """Give runs.csv row ROW and its log's block the same value; analyze."""
+    edit_block(d, column, value)
+    edit_row(d, **{column: value})
+    p = analyze(d)
+    return p, stats(d)
+
+
 def truncate(path, fraction):
     os.truncate(path, int(path.stat().st_size * fraction))
 
@@ -170,28 +178,20 @@ def test_damage_is_named_left_out_and_strict_fails(tmp_path, name):
 
 def test_value_that_is_no_number_in_the_log_too_is_flagged(tmp_path):
     d = copy(tmp_path)
-    edit_block(d, "ops", "-164095")
-    edit_row(d, ops="-164095")
-    p = analyze(d)
-    st = stats(d)
+    p, st = set_both(d, "ops", "-164095")
     want = ("runs.csv line 5 (run 4 jump-label try 1): ops is '-164095': "
             "negative (its raw files say so too); row left out of the "
             "statistics")
     assert want in st["warnings"], p.stderr
     assert st["excluded"]["lines"] == [5]
-    edit_block(d, "ops", "lots")
-    edit_row(d, ops="lots")
-    analyze(d)
+    p, st = set_both(d, "ops", "lots")
     assert "ops is 'lots': not a number (its raw files say so too)" in \
-        "\n".join(stats(d)["warnings"])
+        "\n".join(st["warnings"])
 
 
 def test_outlier_that_agrees_with_its_log_is_flagged_and_left_out(tmp_path):
     d = copy(tmp_path)
-    edit_block(d, "throughput_mbps", "83.1236")
-    edit_row(d, throughput_mbps="83.1236")
-    p = analyze(d)
-    st = stats(d)
+    p, st = set_both(d, "throughput_mbps", "83.1236")
     w = [x for x in st["warnings"] if "is an outlier" in x]
     assert len(w) == 1, p.stderr
     assert w[0].startswith("runs.csv line 5 (run 4 jump-label try 1): "
