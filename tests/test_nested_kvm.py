@@ -1,0 +1,162 @@
+"""The kvm path booted for real, in tests/nested/run's machine: a QEMU TCG
+guest with AMD SVM running kvm_amd, on the host's root shared read-only.
+
+One outer boot runs three steps on the smoke kernels (conftest's
+fixtures: the same cache as the other integration tests):
+  auto      bench/run --accel auto, jump-label only: the probe must pick
+            kvm and meta.json say why;
+  kvm       bench/run --accel kvm, one short boot per variant;
+  selftest  bench/selftest --accel kvm into the kvm step's results dir.
+Then analysis/analyze and analysis/report on the host, whose mode line must
+say that the kvm figures come from an emulated machine. The whole test
+takes several minutes (README: "The kvm path, nested").
+"""
+import csv
+import glob
+import json
+import os
+import shlex
+
+import pytest
+
+from conftest import PYTHON, ROOT, cpu_lock, run
+
+pytestmark = pytest.mark.integration
+
+NESTED = str(ROOT / "tests" / "nested" / "run")
+VARIANTS = ("jump-label", "atomic-read", "plain-read")
+SHORT = ["--no-aa", "--boots", "1", "--seconds", "3", "--clients", "2",
+         "--quiet", "--seed", "15"]
+HW_COUNTERS = ("perf_branches", "perf_branch_misses", "perf_instructions",
+               "perf_cycles")
+
+
+def steps(builds, image, out):
+    """(name, argv) of the steps, in order; argv may use $OUT."""
+    run_ = [str(ROOT / "bench" / "run"), "--builds", builds, "--initramfs",
+            image, "--results-root", out]
+    return [
+        ("auto", run_ + ["--accel", "auto", "--variants", "jump-label",
+                         "--out", out + "/auto.path"] + SHORT),
+        ("kvm", run_ + ["--accel", "kvm", "--out", out + "/kvm.path"]
+         + SHORT),
+        ("selftest", [str(ROOT / "bench" / "selftest"), "--builds", builds,
+                      "--initramfs", image, "--accel", "kvm", "--quiet",
+                      "--results", "RESULTS"]),
+    ]
+
+
+def script(steps_, out):
+    """A bash script running every step: its stdout, stderr, exit status
+    and wall seconds go to OUT/<name>.{out,err,rc,seconds}."""
+    lines = ["#!/bin/bash", "OUT=%s" % shlex.quote(out),
+             "step() {", "\tlocal name=$1 t0=$SECONDS", "\tshift",
+             '\t"$@" >"$OUT/$name.out" 2>"$OUT/$name.err"',
+             '\techo $? >"$OUT/$name.rc"',
+             '\techo $((SECONDS - t0)) >"$OUT/$name.seconds"', "}"]
+    for name, argv in steps_:
+        words = [shlex.quote(a) for a in argv]
+        words = ['"$(cat "$OUT/kvm.path")"' if a == "RESULTS" else a
+                 for a in words]
+        lines.append("step %s %s" % (name, " ".join(words)))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def nested(smoke_builds_tsv, smoke_image, tmp_path_factory):
+    """Run the steps in one nested machine; the dir of their outputs."""
+    out = tmp_path_factory.mktemp("nested-out")
+    job = tmp_path_factory.mktemp("nested-job") / "job"
+    path = out / "steps.sh"
+    path.write_text(script(steps(smoke_builds_tsv, smoke_image, str(out)),
+                           str(out)))
+    with cpu_lock():
+        p = run([NESTED, "--rw", str(out), "--job", str(job), "--timeout",
+                 "1500", "--", "bash", str(path)], check=False)
+    assert p.returncode == 0, "tests/nested/run exited %d:\n%s" % (
+        p.returncode, p.stderr[-3000:])
+    return out, job
+
+
+def step(out, name):
+    """(exit status, stderr) of a step."""
+    rc = int((out / (name + ".rc")).read_text())
+    return rc, (out / (name + ".err")).read_text()[-3000:]
+
+
+def results_dir(out, name):
+    rc, err = step(out, name)
+    assert rc == 0, "%s exited %d:\n%s" % (name, rc, err)
+    return (out / (name + ".path")).read_text().strip()
+
+
+def meta(d):
+    with open(os.path.join(d, "meta.json")) as f:
+        return json.load(f)
+
+
+def rows(d):
+    with open(os.path.join(d, "runs.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_auto_probes_and_picks_kvm(nested):
+    d = results_dir(nested[0], "auto")
+    m = meta(d)
+    assert m["accel"]["mode"] == "kvm" and m["accel"]["kvm_kind"] == "kvm_amd"
+    reason = m["accel"]["reason"]
+    assert "/dev/kvm is usable (kvm_amd)" in reason, reason
+    assert "probe boot reached the agent" in reason, reason
+    assert m["host"]["nested"], m["host"]
+    assert os.path.getsize(os.path.join(d, "raw", "probe-kvm.log")) > 0
+    assert [(r["variant"], r["mode"], r["status"]) for r in rows(d)] == [
+        ("jump-label", "kvm", "ok")]
+
+
+def test_kvm_runs_every_variant(nested):
+    d = results_dir(nested[0], "kvm")
+    m = meta(d)
+    assert m["accel"]["mode"] == "kvm" and m["host"]["nested"]
+    r = rows(d)
+    assert sorted(x["variant"] for x in r) == sorted(VARIANTS)
+    for x in r:
+        assert x["status"] == "ok", x["reason"]
+        assert x["mode"] == "kvm" and x["kernel_warnings"] == "0", x
+        assert float(x["throughput_mbps"]) > 0 and int(x["ops"]) > 0
+        for col in HW_COUNTERS:
+            assert x[col] == "not-supported", (col, x[col])
+        assert x["kernel_insns"] in ("", "not-counted"), x["kernel_insns"]
+    cmds = glob.glob(os.path.join(d, "raw", "*.qemu-cmd"))
+    assert len(cmds) == len(r)
+    for c in cmds:
+        assert " -accel kvm -cpu host " in open(c).read(), c
+
+
+def test_selftest_under_kvm(nested):
+    d = (nested[0] / "kvm.path").read_text().strip()
+    rc, err = step(nested[0], "selftest")
+    assert rc == 0, "bench/selftest exited %d:\n%s" % (rc, err)
+    with open(os.path.join(d, "selftest.csv"), newline="") as f:
+        t = {(x["variant"], x["name"]): x["value"] for x in csv.DictReader(f)}
+    for v in VARIANTS:
+        assert t[(v, "accel")] == "kvm"
+        assert t[(v, "boot")] == "PASS"
+        assert t[(v, "kernel_warnings")] == "0"
+        assert t[(v, "jlbench_static_key")] == "PASS", v
+        assert t[(v, "count.source")] == "not-counted"
+    for c in glob.glob(os.path.join(d, "raw", "selftest-*.qemu-cmd")):
+        assert " -accel kvm -cpu host " in open(c).read(), c
+
+
+def test_report_says_the_kvm_host_was_emulated(nested, tmp_path):
+    d = (nested[0] / "kvm.path").read_text().strip()
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), "--no-history", "-q",
+         d])
+    out = tmp_path / "REPORT.md"
+    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
+         "--plots", str(tmp_path)])
+    text = out.read_text()
+    assert "mode kvm, nested in an emulated machine" in text
+    assert "mode kvm: hardware" not in text
+    assert "hardware throughput" not in text.replace(
+        "not hardware throughput", "")
