@@ -119,8 +119,6 @@ def table_2011(st, res):
            "2011: %s. Its MB/s come from other hardware and are not "
            "comparable with ours in absolute terms; compare the %% "
            "changes." % reference.SOURCE]
-    if "headline_why" in st:
-        out += ["", st["headline_why"]]
     return "\n".join(out)
 
 
@@ -172,17 +170,20 @@ WHAT_MODE_SEES = {
 }
 
 
-def _more(c, noun):
-    """'1.42% [1.39, 1.44] more NOUN' or '0.50% [0.20, 0.80] fewer NOUN'."""
+def _effect(c, noun):
+    """'complete 1.42% [1.39, 1.44] more NOUN than' when significant, else
+    'differ by -0.50% [-1.2, +0.2] in NOUN (not significant) from'."""
     if F.missing(c.get("pct_change")):
-        return "an unknown change in %s" % noun
+        return "show no estimate of %s against" % noun
+    sig = not F.missing(c["p_t"]) and c["p_t"] < 0.05
     x, lo, hi = c["pct_change"], c.get("pct_ci_lo"), c.get("pct_ci_hi")
-    word = "more" if x >= 0 else "fewer"
+    if not sig or F.missing(lo) or F.missing(hi):
+        return "differ by %s in %s (not significant) from" % (
+            F.pct_ci(c), noun)
     if x < 0:
-        x, lo, hi = -x, (None if F.missing(hi) else -hi), \
-            (None if F.missing(lo) else -lo)
-    ci = "" if F.missing(lo) or F.missing(hi) else " [%.2f, %.2f]" % (lo, hi)
-    return "%.2f%%%s %s %s" % (x, ci, word, noun)
+        x, lo, hi = -x, -hi, -lo
+    return "complete %.2f%% [%.2f, %.2f] %s %s than" % (
+        x, lo, hi, "more" if c["pct_change"] >= 0 else "fewer", noun)
 
 
 def answer(st):
@@ -193,7 +194,7 @@ def answer(st):
         return AA_ONLY
     comps = comparisons(hm, "main")
     noun = "tbench operations per second" if name == "ops_per_s" \
-        else "tbench MB/s"
+        else "tbench throughput (MB/s)"
     parts = []
     for label, what in (("jump-label", "jump labels"),
                         ("plain-read", "plain reads")):
@@ -204,14 +205,13 @@ def answer(st):
         return "No comparison against %s in this run." % reference.BASELINE
     n = parts[0][1]["n"]
     unit_n = "seeds" if parts[0][1]["paired"] else "runs each"
-    lines = ["**Answer.** On Linux 6.1, in %s mode, %s complete %s than "
-             "atomic-read static keys (%s %s, %d %s)" % (
-                 facts.mode_key(st), parts[0][0], _more(parts[0][1], noun),
+    lines = ["**Answer.** On Linux 6.1, in %s mode, %s %s atomic-read "
+             "static keys (%s %s, %d %s)" % (
+                 facts.mode_key(st), parts[0][0], _effect(parts[0][1], noun),
                  parts[0][1]["test_t"], F.p_is(parts[0][1]["p_t"]), n,
                  unit_n)]
     for what, c in parts[1:]:
-        lines[0] += "; %s %s (%s)" % (what, _more(c, ""). rstrip(),
-                                      F.p_is(c["p_t"]))
+        lines[0] += "; %s %s (%s)" % (what, F.pct_ci(c), F.p_is(c["p_t"]))
     lines[0] += (". 2011 measured %s and %s MB/s on hardware." % (
         F.pct(reference.pct_2011("jump-label")),
         F.pct(reference.pct_2011("plain-read"))))

@@ -149,11 +149,26 @@ def test_aa_control_gets_its_own_comparison(tmp_path):
     st = stats_of(d)
     assert st["groups"] == {"main": ["jump-label", "atomic-read"],
                             "aa": ["A", "B"]}
-    c = comparison(st, "B")
-    assert c["group"] == "aa" and c["baseline"] == "A"
+    # beside the main labels, each A/A label is compared with the main
+    # label of its kernel, unpaired (its seeds are its own)
+    for lab in ("A", "B"):
+        c = comparison(st, lab)
+        assert c["group"] == "aa" and c["baseline"] == "atomic-read"
+        assert not c["paired"]
     main = [c["label"] for m in st["metrics"] for c in m["comparisons"]
             if c["group"] == "main" and m["metric"] == "throughput_mbps"]
     assert main == ["jump-label"]
+
+
+def test_aa_only_run_compares_b_with_a(tmp_path):
+    d = synth.make_results(
+        str(tmp_path), {"A": AR, "B": PR},
+        variant_of={"A": "atomic-read", "B": "atomic-read"})
+    analyze(d, "--no-history")
+    st = stats_of(d)
+    assert st["groups"] == {"main": [], "aa": ["A", "B"]}
+    c = comparison(st, "B")
+    assert c["group"] == "aa" and c["baseline"] == "A"
 
 
 def test_history_is_idempotent(tmp_path):
@@ -165,7 +180,10 @@ def test_history_is_idempotent(tmp_path):
     analyze(d)
     assert hist.read_text() == first
     h = pd.read_csv(hist)
-    assert list(h["label"]) == ["jump-label", "atomic-read"]
+    assert set(h["metric"]) == {"ops_per_s", "throughput_mbps"}
+    head = h[h["headline"] == 1]
+    assert set(head["metric"]) == {"ops_per_s"}       # icount's headline
+    assert list(head["label"]) == ["jump-label", "atomic-read"]
     assert set(h["git_commit"]) == {"abc1234def5678"}
     assert set(h["kernel_version"]) == {"6.1.192-3"}
     d2 = synth.make_results(str(tmp_path), {"jump-label": AR,
@@ -173,7 +191,7 @@ def test_history_is_idempotent(tmp_path):
                             name="20261202T000000Z-def5678")
     analyze(d2, "--history", str(hist))
     h = pd.read_csv(hist)
-    assert len(h) == 4 and list(h["run_id"].unique()) == [
+    assert len(h) == 8 and list(h["run_id"].unique()) == [
         "20261201T000000Z-abc1234", "20261202T000000Z-def5678"]
 
 

@@ -53,10 +53,14 @@ def test_runner_output_goes_through_analysis_plots_and_report(tmp_path):
         st = json.load(f)
     assert st["mode"] == "icount" and st["groups"]["main"] == list(VARIANTS)
     thr = next(m for m in st["metrics"] if m["metric"] == "throughput_mbps")
-    assert {c["label"] for c in thr["comparisons"]} == {"jump-label",
-                                                        "plain-read"}
-    assert all(c["paired"] and len(c["seeds"]) == 3
-               for c in thr["comparisons"])
+    main = [c for c in thr["comparisons"] if c["group"] == "main"]
+    assert {c["label"] for c in main} == {"jump-label", "plain-read"}
+    assert all(c["paired"] and len(c["seeds"]) == 3 for c in main)
+    # the default A/A twin: its own seeds, compared unpaired
+    aa = [c for c in thr["comparisons"] if c["group"] == "aa"]
+    assert [(c["label"], c["baseline"], c["paired"]) for c in aa] == [
+        ("atomic-read.aa", "atomic-read", False)]
+    assert st["headline"] == "ops_per_s"
     assert sum(i["failed"] for i in st["labels"]) == 1
     plots = tmp_path / "plots"
     run([str(ROOT / "plots" / "draw"), "--out", str(plots), d])
@@ -74,6 +78,7 @@ def test_runner_output_goes_through_analysis_plots_and_report(tmp_path):
         in text
     hist = tmp_path / "results" / "history.csv"
     before = hist.read_text()
-    assert len(before.splitlines()) == 4
+    # a row per label (3 variants and the A/A twin) and throughput metric
+    assert len(before.splitlines()) == 1 + 4 * 2
     run([PYTHON, str(ROOT / "analysis" / "analyze"), "-q", d])
     assert hist.read_text() == before

@@ -73,6 +73,12 @@ def test_report_icount_matches_golden(tmp_path):
     tool("report", d, "--out", out, "--plots", tmp_path / "plots")
     text = out.read_text()
     check_golden("REPORT-icount.md", text)
+    # icount: the verdict and the first table are in operations per second
+    assert "complete 0.58% [0.50, 0.66] more tbench operations per second" \
+        in text.split("\n")[2]
+    assert "| here ops/s, mean [95% CI] |" in text
+    assert "here +0.58% [+0.50, +0.66] ops/s" in text
+    assert "Noise floor (A/A control" in text
     assert "(plots/pct_change.svg)" in text
     # the s390x section, from the real selftest-s390x.csv of the fixture
     s390 = text.split("## s390x: the jump label code of seed 004")[1] \
@@ -100,6 +106,10 @@ def test_report_tcg_without_counters_matches_golden(tmp_path):
     tool("report", d, "--out", out, "--plots", tmp_path / "plots")
     text = out.read_text()
     check_golden("REPORT-tcg.md", text)
+    # tcg: MB/s stays the headline, as in 2011, operations beside it
+    assert "| here MB/s, mean [95% CI] |" in text
+    assert "ops/s vs atomic [95% CI]" in text
+    assert "in tbench throughput (MB/s)" in text.split("\n")[2]
     assert "**not measured on this host**" in text
     assert "mode tcg: emulated wall-clock, noisy, not hardware" in text
     assert "were not drawn" in text
