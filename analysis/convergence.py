@@ -52,8 +52,9 @@ def table(st):
         n = min((d["n"] for d in by_metric["ops_per_s"]["per_label"]
                  .values()), default=0)
         rows.append((entry["seconds"], n, cells))
-    pairs.sort(key=lambda k: (reference.label_order([p for p, _ in pairs])
-                              .index(k[0]), list(metrics.METRICS).index(k[1])))
+    order = reference.label_order([lab for lab, _ in pairs])
+    names = list(metrics.METRICS)
+    pairs.sort(key=lambda k: (order.index(k[0]), names.index(k[1])))
     header = ["s per run", "seeds"] + [
         "`%s` %s" % (lab, metrics.METRICS[name]["unit"])
         for lab, name in pairs]
