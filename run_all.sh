@@ -19,7 +19,12 @@
 #   --clients N            tbench clients (default: 20, as in 2011)
 #   --accel MODE           auto|kvm|tcg|icount (default: auto)
 #   --config full|smoke    kernel base config (default: full)
-#   --jobs N               make -j for kernel builds (default: nproc)
+#   --jobs N               guests at once in bench/run and bench/selftest
+#                          (default: icount, the number of CPUs: icount
+#                          figures do not depend on the host's load; kvm
+#                          and tcg measure wall-clock time and boot one at
+#                          a time)
+#   --make-jobs N          make -j for kernel builds (default: nproc)
 #   --seed N               seed of the run order and perturbations
 #   --resume DIR           finish an interrupted results dir, then analyse it
 #   --no-s390x             skip the s390x part: by default the smoke kernels
@@ -42,7 +47,8 @@ usage() {
 }
 
 config=full
-jobs=$(nproc)
+make_jobs=$(nproc)
+jobs_args=()
 variants=""
 bench_args=()
 resume=""
@@ -59,12 +65,17 @@ while [[ $# -gt 0 ]]; do
 		bench_args+=("$1" "$2")
 		shift 2
 		;;
-	--variants | --config | --jobs | --resume)
+	--jobs)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		jobs_args=(--jobs "$2")
+		shift 2
+		;;
+	--variants | --config | --make-jobs | --resume)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		case "$1" in
 		--variants) variants=$2 ;;
 		--config) config=$2 ;;
-		--jobs) jobs=$2 ;;
+		--make-jobs) make_jobs=$2 ;;
 		--resume) resume=$2 ;;
 		esac
 		shift 2
@@ -126,13 +137,13 @@ trap 'rm -rf "$work"' EXIT
 builds=$work/builds.tsv
 
 stage deps "$JLBENCH_ROOT/lib/deps"
-stage kernels "$JLBENCH_ROOT/kernel-variants/build" --config "$config" --jobs "$jobs" \
+stage kernels "$JLBENCH_ROOT/kernel-variants/build" --config "$config" --jobs "$make_jobs" \
 	--out "$builds" "${variant_args[@]}" "${dry_args[@]}"
 stage image "$JLBENCH_ROOT/guest-image/build" --builds "$builds" \
 	--out "$work/image.path" "${dry_args[@]}"
 if [[ $s390x == 1 ]]; then
 	stage s390x-kernels "$JLBENCH_ROOT/kernel-variants/build" --arch s390x --config smoke \
-		--jobs "$jobs" --out "$work/s390x-builds.tsv" "${variant_args[@]}" "${dry_args[@]}"
+		--jobs "$make_jobs" --out "$work/s390x-builds.tsv" "${variant_args[@]}" "${dry_args[@]}"
 	stage s390x-image "$JLBENCH_ROOT/guest-image/build" --arch s390x \
 		--builds "$work/s390x-builds.tsv" --out "$work/s390x-image.path" "${dry_args[@]}"
 fi
@@ -143,17 +154,18 @@ fi
 initramfs=$(cat "$work/image.path")
 if [[ -n "$resume" ]]; then
 	stage runs "$JLBENCH_ROOT/bench/run" --resume "$resume" --builds "$builds" \
-		--initramfs "$initramfs" --out "$work/results.path"
+		--initramfs "$initramfs" --out "$work/results.path" "${jobs_args[@]}"
 else
 	stage runs "$JLBENCH_ROOT/bench/run" --builds "$builds" --initramfs "$initramfs" \
-		--out "$work/results.path" "${bench_args[@]}"
+		--out "$work/results.path" "${bench_args[@]}" "${jobs_args[@]}"
 fi
 results=$(cat "$work/results.path")
 stage selftest "$JLBENCH_ROOT/bench/selftest" --builds "$builds" --initramfs "$initramfs" \
-	--results "$results" --allow-fail "${selftest_args[@]}"
+	--results "$results" --allow-fail "${selftest_args[@]}" "${jobs_args[@]}"
 if [[ $s390x == 1 ]]; then
 	stage s390x-selftest "$JLBENCH_ROOT/bench/selftest" --builds "$work/s390x-builds.tsv" \
-		--initramfs "$(cat "$work/s390x-image.path")" --results "$results" --allow-fail
+		--initramfs "$(cat "$work/s390x-image.path")" --results "$results" --allow-fail \
+		"${jobs_args[@]}"
 fi
 stage analysis "$JLBENCH_ROOT/analysis/analyze" "$results"
 stage plots "$JLBENCH_ROOT/plots/draw" "$results"
