@@ -21,7 +21,7 @@ import test_bench_run
 from test_bench_run import RUN, rows
 
 sys.path.insert(0, str(ROOT))
-from bench import parallel, results, runner  # noqa: E402
+from bench import identity, parallel, results, runner  # noqa: E402
 from bench.plan import Run  # noqa: E402
 from bench.log import Log  # noqa: E402
 
@@ -250,3 +250,48 @@ def test_progress_line_and_eta():
     assert "(2 at once)" in line and "last 50.1 MB/s" in line
     p.left = 1
     assert p.eta(time.monotonic()) == pytest.approx(30.0, abs=0.5)
+
+
+def test_bench_parallel_times_both_legs_and_checks_identity(setup):
+    tmp, base, env, _ = setup
+    env = parallel_env(env, tmp, STANDIN_SLEEP="1")
+    tool = str(ROOT / "bench" / "bench-parallel")
+    args = [tool, "--builds", base[2], "--initramfs", base[4],
+            "--results-root", str(tmp / "bp"), "--boots", "2",
+            "--seconds", "1", "--no-aa", "--no-plugin"]
+    p = run(args, env=env)
+    assert "plan: 6 runs (0 with plugin reports)" in p.stdout
+    ratio = float(p.stdout.split("--jobs 2 wall: ")[1].split("x")[0])
+    assert 1.3 < ratio < 2.5, p.stdout
+    assert "per-run figures identical: 6 runs" in p.stdout
+    assert "serial consoles identical: yes" in p.stdout
+    assert most_at_once(trace(tmp / "trace")) == 2
+    p = run(args + ["--jobs", "1"], env=env, check=False)
+    assert p.returncode == 2
+
+
+def test_identity_names_every_difference(setup):
+    tmp, base, env, _ = setup
+    dirs = []
+    for jobs in ("1", "2"):
+        run(base + ICOUNT + ["--boots", "2", "--jobs", jobs], env=env)
+        dirs.append((tmp / "out").read_text().strip())
+    a, b = dirs
+    assert identity.differences(a, b) == [] and identity.consoles(a, b) == []
+    runs_csv = os.path.join(b, "runs.csv")
+    text = open(runs_csv).read().splitlines(True)
+    first = text[1].split(",")
+    seed = first[6]
+    cell = first.index("100")                      # the stand-in's ops
+    first[cell] = "101"
+    text[1] = ",".join(first)
+    open(runs_csv, "w").write("".join(text[:-1]))  # and the last run gone
+    out = identity.differences(a, b)
+    label = first[4]
+    assert "%s seed %s 1 s: row ops: '100' vs '101'" % (label, seed) in out
+    assert len(out) == 1 + 1            # the last run is missing in b
+    assert out[0].endswith("no ok run in %s" % b)
+    with open(os.path.join(b, "samples.csv"), "a") as f:
+        f.write("%s,x,%s,9,1.0,0\n" % (first[0], label))
+    assert any("samples differ from sample 4" in x
+               for x in identity.differences(a, b))
