@@ -18,6 +18,7 @@ import pytest
 
 from conftest import ROOT, run
 import test_bench_run
+from test_bench_execute import gone
 from test_bench_run import RUN, rows
 
 sys.path.insert(0, str(ROOT))
@@ -45,14 +46,6 @@ def most_at_once(events):
         n += 1 if what == "start" else -1
         top = max(top, n)
     return top
-
-
-def gone(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 def parallel_env(env, tmp, **extra):
@@ -138,20 +131,26 @@ def test_interrupt_with_two_in_flight_keeps_the_finished_run(setup):
                                                         "complete"]
 
 
-def test_retries_and_resume_side_by_side(setup):
+def two_at_once(setup, extra, **standin):
+    """bench/run of 6 runs, 2 at once, the stand-in set by STANDIN_*
+    keywords: (process, results dir, environment)."""
     tmp, base, env, _ = setup
-    env = parallel_env(env, tmp, STANDIN_SLEEP="0.2",
-                       STANDIN_RUNS="2.1=crash,2.2=panic,4.1=error")
-    p = run(base + ICOUNT + ["--boots", "2", "--jobs", "2", "--retries",
-                             "1"], env=env, check=False)
+    env = parallel_env(env, tmp, **standin)
+    p = run(base + ICOUNT + ["--boots", "2", "--jobs", "2"] + extra,
+            env=env, check=False)
+    return p, (tmp / "out").read_text().strip(), env
+
+
+def test_retries_and_resume_side_by_side(setup):
+    p, d, env = two_at_once(setup, ["--retries", "1"], STANDIN_SLEEP="0.2",
+                            STANDIN_RUNS="2.1=crash,2.2=panic,4.1=error")
     assert p.returncode == 1 and "1 runs failed all tries" in p.stderr
-    d = (tmp / "out").read_text().strip()
     got = sorted((int(x["index"]), int(x["try"]), x["status"])
                  for x in rows(d))
     assert got == [(1, 1, "ok"), (2, 1, "failed"), (2, 2, "failed"),
                    (3, 1, "ok"), (4, 1, "failed"), (4, 2, "ok"),
                    (5, 1, "ok"), (6, 1, "ok")]
-    p = run([RUN, "--resume", d] + base[1:], env=env)
+    p = run([RUN, "--resume", d] + setup[1][1:], env=env)
     assert "1 of 6 runs left" in p.stderr
     assert [(x["index"], x["try"], x["status"]) for x in rows(d)][-1] == (
         "2", "3", "ok")
@@ -161,31 +160,26 @@ def test_three_failed_runs_in_a_row_in_the_order_they_finish(setup):
     """Runs 1, 3 and 4 fail while run 2 (ok, slow) is still running: three
     in a row in the order they finished, though not in plan order. The
     plan stops, and run 2's guest is stopped and leaves nothing."""
-    tmp, base, env, _ = setup
-    env = parallel_env(env, tmp, STANDIN_SLEEP="5",
-                       STANDIN_RUNS="1.1=crash,3.1=crash,4.1=crash")
-    p = run(base + ICOUNT + ["--boots", "2", "--jobs", "2", "--retries",
-                             "0"], env=env, check=False)
+    p, d, _ = two_at_once(setup, ["--retries", "0"], STANDIN_SLEEP="5",
+                          STANDIN_RUNS="1.1=crash,3.1=crash,4.1=crash")
     assert p.returncode == 1 and "3 runs in a row failed" in p.stderr
-    d = (tmp / "out").read_text().strip()
     assert sorted((x["index"], x["status"]) for x in rows(d)) == [
         ("1", "failed"), ("3", "failed"), ("4", "failed")]
     assert not [f for f in os.listdir(os.path.join(d, "raw"))
                 if f.startswith("002-")]
-    assert all(gone(p) for w, i, _, p in trace(tmp / "trace") if i == 2)
+    assert all(gone(p) for w, i, _, p in trace(setup[0] / "trace")
+               if i == 2)
 
 
 def test_an_ok_run_resets_the_count_in_the_order_runs_finish(setup):
     """Runs 1, 2 fail; 3 ends ok while 4 hangs until its timeout; 5 fails,
     6 is ok, 4 times out: never three in a row."""
-    tmp, base, env, _ = setup
-    env = parallel_env(env, tmp,
-                       STANDIN_RUNS="1.1=crash,2.1=crash,4.1=hang,5.1=crash")
-    p = run(base + ICOUNT + ["--boots", "2", "--jobs", "2", "--retries",
-                             "0", "--timeout", "2"], env=env, check=False)
+    p, d, _ = two_at_once(
+        setup, ["--retries", "0", "--timeout", "2"],
+        STANDIN_RUNS="1.1=crash,2.1=crash,4.1=hang,5.1=crash")
     assert p.returncode == 1 and "4 runs failed all tries" in p.stderr, \
         p.stderr
-    assert len(rows((tmp / "out").read_text().strip())) == 6
+    assert len(rows(d)) == 6
 
 
 def test_appends_from_threads_stay_whole(tmp_path):
