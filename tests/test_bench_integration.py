@@ -132,7 +132,7 @@ def test_killed_qemu_is_retried_and_resume_finishes(smoke_builds_tsv,
                                                     locked):
     cmd = base(smoke_builds_tsv, smoke_image, tmp_path) + SHORT + [
         "--boots", "2", "--variants", "jump-label", "--no-plugin",
-        "--seed", "3"]
+        "--seed", "3", "--jobs", "1"]   # run 2 starts when run 1 is done
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     try:
