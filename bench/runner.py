@@ -170,18 +170,26 @@ class Progress:
                         duration(now - self.t0), duration(self.eta(now)),
                         self.jobs, self.last))
 
+    def brief(self):
+        """The progress in a few words, for the log line of a try."""
+        with self.lock:
+            return "%d/%d done, %d in flight, ETA %s" % (
+                self.total - self.left, self.total, len(self.flight),
+                duration(self.eta(time.monotonic())))
+
     def tick(self):
         self.ctx.log.progress(self.line())
 
 
-def _report(ctx, run, total, try_no, row):
-    """One log line per finished try."""
+def _report(ctx, run, try_no, row, prog):
+    """One log line per finished try (the only progress without a
+    terminal)."""
     ok = row["status"] == "ok"
     what = "%s MB/s" % row["throughput_mbps"] if ok \
         else "FAILED: %s" % row["reason"]
-    msg = "run %d/%d round %d %s try %d: %s (%s wall)" % (
-        run.index, total, run.round, run.label, try_no, what,
-        duration(float(row["wall_seconds"])))
+    msg = "run %d/%d round %d %s try %d: %s (%s wall; %s)" % (
+        run.index, prog.total, run.round, run.label, try_no, what,
+        duration(float(row["wall_seconds"])), prog.brief())
     (ctx.log.info if ok else ctx.log.warn)(msg)
 
 
@@ -220,7 +228,7 @@ def run_plan(ctx, pending, next_try, total, estimate, jobs=1):
                 return
             ok = row["status"] == "ok"
             prog.finish(run, row, ok or try_no == last)
-            _report(ctx, run, total, try_no, row)
+            _report(ctx, run, try_no, row, prog)
             if ok:
                 break
         with lock:
