@@ -1,4 +1,5 @@
 """Facts about the host and the checkout for meta.json."""
+import functools
 import os
 import platform
 import subprocess
@@ -13,6 +14,18 @@ def _out(cmd, cwd=None):
         return "unknown"
     line = p.stdout.strip().splitlines()[0] if p.stdout.strip() else ""
     return line if p.returncode == 0 and line else "unknown"
+
+
+def node():
+    """The machine a try runs on: the Slurm node's name inside a Slurm job
+    (two nodes may share a host), else the host name."""
+    return os.environ.get("SLURMD_NODENAME") or os.uname().nodename
+
+
+@functools.lru_cache(maxsize=None)
+def qemu_version(qemu):
+    """First line of `qemu --version` ("unknown" when it fails)."""
+    return _out([qemu, "--version"])
 
 
 def _package(name):

@@ -23,8 +23,11 @@ RUN_COLUMNS = [
     "uptime_tbench_start_s", "uptime_tbench_end_s", "wall_seconds",
     "user_ticks", "system_ticks", "steal_ticks", "idle_ticks", "irq_ticks",
     "softirq_ticks", "total_ticks", "kernel_warnings", "started_utc",
-    "seconds",
+    "seconds", "host", "qemu_version",
 ]
+# Columns that results dirs from before them lack: a row for such a dir
+# leaves them out (ResultsDir.fit).
+LATER_COLUMNS = ("seconds", "host", "qemu_version")
 PLUGIN_COLUMNS = list(counts.COLUMNS.values())
 SAMPLE_COLUMNS = ["index", "variant", "label", "second", "throughput_mbps",
                   "warmup"]
@@ -175,6 +178,11 @@ class ResultsDir:
         """raw/<NNN>-<variant>-try<K> (add .log, .qemu-cmd, ...)."""
         return os.path.join(self.raw, "%03d-%s-try%d"
                             % (run.index, run.variant, try_no))
+
+    def fit(self, row):
+        """row without the LATER_COLUMNS this dir's runs.csv lacks."""
+        return {c: v for c, v in row.items()
+                if c in self.columns or c not in LATER_COLUMNS}
 
     def append_run(self, row):
         """Append one try; unknown keys are an error, missing ones empty."""

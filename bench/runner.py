@@ -13,7 +13,7 @@ import os
 import threading
 import time
 
-from bench import execute, qemu, rawtry
+from bench import execute, hostinfo, qemu, rawtry
 from bench import parallel, results
 from bench.log import duration
 
@@ -99,11 +99,11 @@ def one_try(ctx, run, try_no, tick=None):
         "kernel_hash": ctx.builds[run.variant].hash,
         "image_hash": ctx.images[run.variant].hash,
         "wall_seconds": "%.1f" % out.wall_seconds,
-        "started_utc": started,
+        "started_utc": started, "host": hostinfo.node(),
+        "qemu_version": hostinfo.qemu_version(ctx.qemu_bin),
     }
     row.update(got.cells)
-    if "seconds" not in ctx.resdir.columns:
-        del row["seconds"]  # a results dir from before the column existed
+    row = ctx.resdir.fit(row)   # a dir from before some columns existed
     if got.status == "ok":
         ctx.resdir.append_samples(run, got.warmup, got.measured)
     ctx.resdir.append_run(row)
