@@ -18,7 +18,7 @@ from bench import results
 
 # runs.csv columns that say where and when a try ran, not what it measured.
 HOST_COLUMNS = ("index", "round", "position", "try", "wall_seconds",
-                "started_utc")
+                "started_utc", "host")
 
 
 def _csv(path):
