@@ -2,7 +2,7 @@
 import argparse
 import os
 
-from bench import accel, plan, qemu
+from bench import accel, plan, qemu, slurm
 
 DESCRIPTION = """\
 Boot each kernel variant in QEMU, once per run, run tbench in the guest and
@@ -161,6 +161,7 @@ def parser():
     a("--quiet", action="store_true", help="no progress line (for CI)")
     a("--dry-run", action="store_true",
       help="print the plan and the QEMU commands; run nothing")
+    slurm.add_options(p)
     return p
 
 
@@ -189,6 +190,9 @@ def parse(argv):
             raise UsageError("--%s is required" % opt)
     if args.accel == "icount" and args.smp not in (None, 1):
         raise UsageError("icount mode runs exactly one vCPU; drop --smp")
+    problem = slurm.check_args(args)
+    if problem:
+        raise UsageError(problem)
     if args.aa is not None and args.no_aa:
         raise UsageError("--aa runs only an A/A control; drop --no-aa")
     if args.variants is not None:

@@ -15,7 +15,7 @@ import time
 from bench import accel, cli, console, counts, execute, hostinfo, inputs
 from bench import parallel
 from bench import plan as planmod
-from bench import qemu, results, runner
+from bench import qemu, results, runner, slurm, slurmrun
 from bench.log import Log, duration
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -211,6 +211,7 @@ def resume_session(args, log, builds):
         raise Fail(str(e))
     for n in notes:
         log.warn(n)
+    slurmrun.reopen(resdir, log)
     meta = resdir.meta()
     variants = meta["plan"]["variants"]
     missing = [v for v in variants if v not in builds]
@@ -296,9 +297,11 @@ def main(argv):
                     "%s: %s is an %s build; tbench runs boot x86_64 kernels "
                     "(boot it in selftest mode with bench/selftest)"
                     % (args.builds, b.variant, b.arch))
+        if args.executor == "slurm":
+            slurm.preflight(args, builds)
         s = (resume_session if args.resume else new_session)(args, log,
                                                              builds)
-    except (Fail, inputs.InputError, ValueError) as e:
+    except (Fail, inputs.InputError, ValueError, slurm.SlurmError) as e:
         log.error(str(e))
         return 1
     except KeyboardInterrupt:
@@ -316,6 +319,7 @@ def main(argv):
     if why:
         log.warn(why)
     meta["runner"]["jobs"] = jobs
+    meta["runner"]["executor"] = args.executor
     plugin = bool(meta["plugin"]["path"])
     expected = sum(planmod.estimate(mode, r.seconds, plugin)
                    for r in s["pending"])
@@ -350,8 +354,12 @@ def main(argv):
            for sig in (signal.SIGINT, signal.SIGTERM)}
     status = 0
     try:
-        gave_up = runner.run_plan(ctx, s["pending"], s["next_try"],
-                                  len(s["plan"]), per_try, jobs)
+        if args.executor == "slurm":
+            gave_up = slurmrun.run_plan(ctx, s["pending"], s["next_try"],
+                                        len(s["plan"]), per_try, args)
+        else:
+            gave_up = runner.run_plan(ctx, s["pending"], s["next_try"],
+                                      len(s["plan"]), per_try, jobs)
         if gave_up:
             session["outcome"] = "%d runs failed all tries" % len(gave_up)
             log.error("%s; %s" % (session["outcome"],
