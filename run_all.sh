@@ -27,12 +27,17 @@
 #   --make-jobs N          make -j for kernel builds (default: nproc)
 #   --seed N               seed of the run order and perturbations
 #   --resume DIR           finish an interrupted results dir, then analyse it
-#   --no-s390x             skip the s390x part: by default the smoke kernels
-#                          of the variants are also cross-built for s390x
-#                          and booted once each in selftest mode under
+#   --s390x jump-label|all|none
+#                          the s390x part, after the x86_64 report is
+#                          written: the smoke kernel of jump-label (the one
+#                          seed 004 is about; the default), of every
+#                          variant (all), or none; each is cross-built for
+#                          s390x and booted once in selftest mode under
 #                          qemu-system-s390x (TCG) into the results dir
-#                          (selftest-s390x.csv, REPORT.md's s390x section);
-#                          cold about 6 min per variant on 2 cores
+#                          (selftest-s390x.csv, REPORT.md's s390x section,
+#                          then rendered again); cold about 5-6 min per
+#                          kernel on 2 cores
+#   --no-s390x             the same as --s390x none
 #   --dry-run              print what each stage would run, run nothing
 #   -h, --help             this text
 #
@@ -53,7 +58,7 @@ variants=""
 bench_args=()
 resume=""
 dry_run=0
-s390x=1
+s390x=jump-label
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	-h | --help)
@@ -89,8 +94,16 @@ while [[ $# -gt 0 ]]; do
 		shift
 		;;
 	--no-s390x)
-		s390x=0
+		s390x=none
 		shift
+		;;
+	--s390x)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		case "$2" in
+		jump-label | all | none) s390x=$2 ;;
+		*) usage_error "--s390x takes jump-label, all or none, not '$2'" ;;
+		esac
+		shift 2
 		;;
 	*)
 		usage_error "unknown option '$1'"
@@ -110,6 +123,11 @@ if [[ -n "$variants" ]]; then
 fi
 dry_args=()
 [[ $dry_run == 1 ]] && dry_args=(--dry-run)
+s390x_variants=()
+case "$s390x" in
+jump-label) s390x_variants=(--variant jump-label) ;;
+all) s390x_variants=("${variant_args[@]}") ;;
+esac
 
 # stage NAME CMD...: run one stage with a banner and its elapsed time; on
 # failure name the stage and exit 1.
@@ -141,13 +159,24 @@ stage kernels "$JLBENCH_ROOT/kernel-variants/build" --config "$config" --jobs "$
 	--out "$builds" "${variant_args[@]}" "${dry_args[@]}"
 stage image "$JLBENCH_ROOT/guest-image/build" --builds "$builds" \
 	--out "$work/image.path" "${dry_args[@]}"
-if [[ $s390x == 1 ]]; then
+
+# s390x_images: cross-build the s390x smoke kernels and their image.
+s390x_images() {
 	stage s390x-kernels "$JLBENCH_ROOT/kernel-variants/build" --arch s390x --config smoke \
-		--jobs "$make_jobs" --out "$work/s390x-builds.tsv" "${variant_args[@]}" "${dry_args[@]}"
+		--jobs "$make_jobs" --out "$work/s390x-builds.tsv" "${s390x_variants[@]}" "${dry_args[@]}"
 	stage s390x-image "$JLBENCH_ROOT/guest-image/build" --arch s390x \
 		--builds "$work/s390x-builds.tsv" --out "$work/s390x-image.path" "${dry_args[@]}"
-fi
+}
+
+# report: analyse the results dir, draw its plots, write REPORT.md.
+report() {
+	stage analysis "$JLBENCH_ROOT/analysis/analyze" "$results"
+	stage plots "$JLBENCH_ROOT/plots/draw" "$results"
+	stage report "$JLBENCH_ROOT/analysis/report" "$results" --out "$JLBENCH_ROOT/REPORT.md"
+}
+
 if [[ $dry_run == 1 ]]; then
+	[[ $s390x == none ]] || s390x_images
 	log "dry run: would now run bench/run, bench/selftest, analysis/analyze, plots/draw and analysis/report"
 	exit 0
 fi
@@ -162,12 +191,13 @@ fi
 results=$(cat "$work/results.path")
 stage selftest "$JLBENCH_ROOT/bench/selftest" --builds "$builds" --initramfs "$initramfs" \
 	--results "$results" --allow-fail "${selftest_args[@]}" "${jobs_args[@]}"
-if [[ $s390x == 1 ]]; then
+report
+log "x86_64 report done in $(elapsed): REPORT.md from $results"
+if [[ $s390x != none ]]; then
+	s390x_images
 	stage s390x-selftest "$JLBENCH_ROOT/bench/selftest" --builds "$work/s390x-builds.tsv" \
 		--initramfs "$(cat "$work/s390x-image.path")" --results "$results" --allow-fail \
 		"${jobs_args[@]}"
+	report
 fi
-stage analysis "$JLBENCH_ROOT/analysis/analyze" "$results"
-stage plots "$JLBENCH_ROOT/plots/draw" "$results"
-stage report "$JLBENCH_ROOT/analysis/report" "$results" --out "$JLBENCH_ROOT/REPORT.md"
 log "done in $(elapsed): REPORT.md from $results"

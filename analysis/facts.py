@@ -59,7 +59,28 @@ def intro(st, res, rel):
         "Run [`%s`](%s): %s, git commit `%s`%s, from %s to %s." % (
             st["run_id"], rel, runs, git.get("commit", "unknown"),
             " (dirty tree)" if git.get("dirty") else "",
-            meta.get("created_utc") or "?", meta.get("end_utc") or "?")])
+            meta.get("created_utc") or "?", meta.get("end_utc") or "?")]
+        + config_note(res))
+
+
+CONFIG_NOTE = {
+    "smoke": "**Quick answer from smoke kernels** (`--config smoke`): small "
+             "test kernels that build in minutes, not the benchmark's "
+             "`full` config; fewer subsystems, fewer static keys on the "
+             "path. Use it for a first look; `./run_all.sh` with the "
+             "default `full` config gives the report's answer.",
+}
+
+
+def config_note(res):
+    """A paragraph when the kernels are not the benchmark's full config."""
+    configs = sorted({b.get("config") for b in res.builds.values()} - {None})
+    if len(configs) > 1:
+        return ["", "The kernels mix configs (%s): their comparison is not "
+                "meaningful." % ", ".join(configs)]
+    if configs and configs[0] in CONFIG_NOTE:
+        return ["", CONFIG_NOTE[configs[0]]]
+    return []
 
 
 def site_explanation(st):

@@ -1,0 +1,55 @@
+"""run_all.sh: its options and the order of its stages (dry runs), and the
+quick answer's label in the report (smoke kernels)."""
+import json
+import sys
+
+import pytest
+
+from conftest import PYTHON, ROOT, run
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
+import synth  # noqa: E402
+
+RUN_ALL = str(ROOT / "run_all.sh")
+
+
+def stages(*args):
+    p = run([RUN_ALL, "--dry-run", "--config", "smoke"] + list(args))
+    return [line.split("==== stage ", 1)[1] for line in p.stderr.splitlines()
+            if "==== stage " in line and " done in " not in line]
+
+
+def test_s390x_part_defaults_to_the_jump_label_kernel():
+    s390 = [s for s in stages() if s.startswith("s390x-kernels")]
+    assert len(s390) == 1 and "--variant jump-label" in s390[0]
+    assert "--variant atomic-read" not in s390[0]
+
+
+def test_s390x_all_and_none():
+    s390 = [s for s in stages("--s390x", "all") if s.startswith("s390x-k")]
+    assert len(s390) == 1 and "--variant" not in s390[0]
+    assert not [s for s in stages("--s390x", "none") if "s390x" in s]
+    assert not [s for s in stages("--no-s390x") if "s390x" in s]
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["--s390x", "bogus"], "--s390x takes jump-label, all or none"),
+    (["--jobs"], "--jobs needs a value"),
+    (["--bogus"], "unknown option '--bogus'"),
+])
+def test_usage_errors(args, msg):
+    p = run([RUN_ALL] + args, check=False)
+    assert p.returncode == 2 and msg in p.stderr, p.stderr
+
+
+def test_report_of_smoke_kernels_says_it_is_a_quick_answer(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": [40.1, 40.3, 40.2],
+                                           "atomic-read": [40.0, 40.1, 40.0]})
+    meta_path = tmp_path / d.split("/")[-1] / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    for b in meta["builds"].values():
+        b["build"]["config"] = "smoke"
+    meta_path.write_text(json.dumps(meta))
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
+    p = run([PYTHON, str(ROOT / "analysis" / "report"), d])
+    assert "**Quick answer from smoke kernels**" in p.stdout
