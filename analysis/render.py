@@ -8,6 +8,7 @@ import os
 
 from analysis import convergence, explain, facts, metrics, reference
 from analysis import fmt as F
+from analysis import hosts
 
 MODE_HEAD = {
     "icount": "mode icount: deterministic instruction-path model in guest "
@@ -469,7 +470,8 @@ def render(res, st, out_path, plots_dir):
         ""] + arch_sections(res) + [
         "## Drift, steal time and failed runs", "", facts.drift(st), "",
         "## Warnings", "", facts.warnings(st), "",
-        "## Host, versions and protocol", "", facts.meta(res), "",
+        "## Host, versions and protocol", "",
+        hosts.render(st) + facts.meta(res), "",
         "## Confounds", "", facts.confounds(st), "",
         "## Plots", ""] + first + [
         "", "## Method", "", facts.method(st), "",

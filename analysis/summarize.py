@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import explain, metrics, reference, stats
+from analysis import explain, hosts, metrics, reference, stats
 from analysis.load import counter_columns, split_counter
 
 STEAL_WARN_PCT = 1.0
@@ -269,6 +269,7 @@ def summarize(res, loadfile=None):
     main, aa = _groups(all_runs)
     groups = {"main": main, "aa": aa}
     warnings = []
+    hosts.check(all_runs, mode, warnings)
     infos = {}
     for group, labels in groups.items():
         for label in labels:
@@ -306,6 +307,7 @@ def summarize(res, loadfile=None):
                            "pct": {v: reference.pct_2011(v)
                                    for v in reference.MBPS_2011}},
         "warnings": warnings,
+        **({"hosts": hosts.table(all_runs)} if "host" in all_runs else {}),
     }
 
 
