@@ -27,6 +27,12 @@
 #   --make-jobs N          make -j for kernel builds (default: nproc)
 #   --seed N               seed of the run order and perturbations
 #   --resume DIR           finish an interrupted results dir, then analyse it
+#   --executor local|slurm where bench/run's tries run (default: local;
+#                          slurm: one Slurm job array task per try, see
+#                          README.md "Running on a cluster"), with
+#                          --slurm-partition NAME, --slurm-account NAME,
+#                          --slurm-time MIN (limit per try), --slurm-args
+#                          ARGS (extra sbatch arguments) and --slurm-shared
 #   --s390x jump-label|all|none
 #                          the s390x part, after the x86_64 report is
 #                          written: the smoke kernel of jump-label (the one
@@ -54,6 +60,7 @@ usage() {
 config=full
 make_jobs=$(nproc)
 jobs_args=()
+exec_args=()
 variants=""
 bench_args=()
 resume=""
@@ -74,6 +81,15 @@ while [[ $# -gt 0 ]]; do
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		jobs_args=(--jobs "$2")
 		shift 2
+		;;
+	--executor | --slurm-partition | --slurm-account | --slurm-time | --slurm-args)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		exec_args+=("$1" "$2")
+		shift 2
+		;;
+	--slurm-shared)
+		exec_args+=("$1")
+		shift
 		;;
 	--variants | --config | --make-jobs | --resume)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
@@ -183,10 +199,10 @@ fi
 initramfs=$(cat "$work/image.path")
 if [[ -n "$resume" ]]; then
 	stage runs "$JLBENCH_ROOT/bench/run" --resume "$resume" --builds "$builds" \
-		--initramfs "$initramfs" --out "$work/results.path" "${jobs_args[@]}"
+		--initramfs "$initramfs" --out "$work/results.path" "${jobs_args[@]}" "${exec_args[@]}"
 else
 	stage runs "$JLBENCH_ROOT/bench/run" --builds "$builds" --initramfs "$initramfs" \
-		--out "$work/results.path" "${bench_args[@]}" "${jobs_args[@]}"
+		--out "$work/results.path" "${bench_args[@]}" "${jobs_args[@]}" "${exec_args[@]}"
 fi
 results=$(cat "$work/results.path")
 stage selftest "$JLBENCH_ROOT/bench/selftest" --builds "$builds" --initramfs "$initramfs" \
