@@ -181,7 +181,8 @@ class _Plan:
                 flight[run.index] = (run, mono - (now - (start or now)))
         with self.prog.lock:
             self.prog.flight = flight
-            self.prog.jobs = max(1, len(running))
+            # slots: the most tasks seen running at once
+            self.prog.jobs = max(self.prog.jobs, len(running))
         nodes = sorted({v[2] for v in running.values()})
         self.ctx.log.progress("slurm %s: %d pending, %d running%s | %s" % (
             ",".join(self.jobs[-3:]), len(queue) - len(running), len(running),
