@@ -8,6 +8,7 @@ plan order, Ctrl-C, --resume, lost tasks. The integration test boots the
 smoke kernels with --executor local and --executor slurm and requires the
 same bits per run (bench/identity.py).
 """
+import contextlib
 import csv
 import json
 import os
@@ -93,6 +94,20 @@ def wait_for(cond, what, limit=120):
         time.sleep(0.2)
 
 
+@contextlib.contextmanager
+def background(cmd, env):
+    """bench/run in the background; killed by its pid if the test fails
+    before it ended."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def queued(conf, d):
     """Array tasks of results dir d still in squeue."""
     with open(os.path.join(d, "slurm", "jobs.txt")) as f:
@@ -107,11 +122,8 @@ def test_ctrl_c_cancels_arrays_keeps_finished_runs_resume_ends(
         setup, cluster):
     tmp, base, env, _ = setup
     env = slurm_env(env, cluster, STANDIN_RUNS="3.1=hang,4.1=hang")
-    proc = subprocess.Popen(base + PLAN + ["--executor", "slurm", "--jobs",
-                                           "2"],
-                            env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    try:
+    with background(base + PLAN + ["--executor", "slurm", "--jobs", "2"],
+                    env) as proc:
         wait_for((tmp / "out").exists, "the results dir")
         d = (tmp / "out").read_text().strip()
         raw = os.path.join(d, "raw")
@@ -120,10 +132,6 @@ def test_ctrl_c_cancels_arrays_keeps_finished_runs_resume_ends(
                 (3, "atomic-read"), (4, "jump-label"))), "runs 3 and 4")
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 130, err
     assert "cancelling Slurm jobs" in err and "--resume" in err
     assert queued(cluster, d) == []
@@ -146,26 +154,19 @@ def test_ctrl_c_cancels_arrays_keeps_finished_runs_resume_ends(
 def test_a_task_cancelled_by_hand_is_lost_and_retried(setup, cluster):
     tmp, base, env, _ = setup
     env = slurm_env(env, cluster, STANDIN_RUNS="1.1=hang")
-    proc = subprocess.Popen(base + PLAN + ["--executor", "slurm",
-                                           "--boots", "1"],
-                            env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    try:
+    hung = []
+
+    def hanging():
+        hung[:] = tmp.glob("results/*/raw/001-*-try1.log")
+        return hung
+    with background(base + PLAN + ["--executor", "slurm", "--boots", "1"],
+                    env) as proc:
         wait_for((tmp / "out").exists, "the results dir")
         d = (tmp / "out").read_text().strip()
-        hung = []
-
-        def hanging():
-            hung[:] = tmp.glob("results/*/raw/001-*-try1.log")
-            return hung
         wait_for(hanging, "the hanging guest")
         job = queued(cluster, d)[0]
         subprocess.run(["scancel", "%s_0" % job], check=True, env=env)
         _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 0, err
     assert "run 1 try 1: Slurm task %s_0 ended without a row: CANCELLED" \
         % job in err
@@ -230,3 +231,22 @@ def test_rows_merge_in_plan_order_once(tmp_path):
     with open(sub) as f:
         assert list(csv.reader(f, delimiter="\t")) == [["0", "1", "2"],
                                                        ["1", "7", "1"]]
+
+
+def test_sbatch_command():
+    args = types.SimpleNamespace(jobs=3, slurm_time=None,
+                                 slurm_partition="batch", slurm_account=None,
+                                 slurm_args="--qos=long --mem=2G")
+    ctx = types.SimpleNamespace(resdir=types.SimpleNamespace(path="/r"),
+                                timeout=250.0, smp=1, mode="icount")
+    argv = slurm.sbatch_argv(args, ctx, "/r/slurm/task.sh",
+                             "/r/slurm/submit-1.tsv", 12, "jlbench-r")
+    assert argv[:3] == ["sbatch", "--parsable", "--array=0-11%3"]
+    assert "--time=7" in argv and "--partition=batch" in argv
+    assert "--exclusive" not in argv and "--no-requeue" in argv
+    assert argv[-4:] == ["--qos=long", "--mem=2G", "/r/slurm/task.sh",
+                         "/r/slurm/submit-1.tsv"]
+    args.slurm_time, args.jobs, ctx.mode, ctx.smp = 30, None, "kvm", 2
+    argv = slurm.sbatch_argv(args, ctx, "s", "f", 1, "n")
+    assert "--time=30" in argv and "--array=0-0" in argv
+    assert "--exclusive" in argv and "--cpus-per-task=2" in argv
