@@ -89,8 +89,10 @@ def check_args(args):
 def command(argv, what):
     """stdout of a Slurm command; SlurmError with its stderr if it fails."""
     try:
+        # its own session: a Ctrl-C on the terminal reaches only bench/run,
+        # which then cancels what it submitted
         p = subprocess.run(argv, capture_output=True, text=True, timeout=120,
-                           check=False)
+                           check=False, start_new_session=True)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise SlurmError("%s: %s failed: %s" % (what, argv[0], e))
     if p.returncode != 0:
