@@ -190,6 +190,9 @@ def main(argv):
     written (whatever the try's status), 1 on an error, 143 when Slurm
     stopped it (nothing written)."""
     log = Log(quiet=True)
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     if len(argv) != 2 or "SLURM_ARRAY_TASK_ID" not in os.environ:
         log.error("usage: bench/slurm-task RESULTS_DIR SUBMISSION, as a "
                   "Slurm array task (bench/run --executor slurm submits it)")
