@@ -2,6 +2,7 @@
 import fcntl
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -373,16 +374,25 @@ def test_bench_rebuild_usage_errors():
 
 def test_second_build_waits_for_the_first(tmp_path):
     """Builds sharing a cache take turns: one with another series would
-    swap the tree under the other."""
+    swap the tree under the other. A dry run changes nothing: no wait."""
     (tmp_path / "kernels").mkdir()
+    env = dict(os.environ, JLBENCH_CACHE=str(tmp_path))
     with open(tmp_path / "kernels" / ".lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        p = subprocess.Popen(
-            [BUILD, "--dry-run", "--config", "smoke"], text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=dict(os.environ, JLBENCH_CACHE=str(tmp_path)))
-        with pytest.raises(subprocess.TimeoutExpired):
-            p.wait(timeout=2)
-    out, err = p.communicate(timeout=30)
-    assert p.returncode == 0, err
-    assert "waiting for another kernel-variants/build" in err
+        dry = run([BUILD, "--dry-run", "--config", "smoke"], env=env,
+                  timeout=60)
+        assert "waiting" not in dry.stderr
+        err = tmp_path / "build.err"
+        with open(err, "w") as f:
+            p = subprocess.Popen([BUILD, "--config", "smoke"], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=f,
+                                 start_new_session=True)
+        try:
+            with pytest.raises(subprocess.TimeoutExpired):
+                p.wait(timeout=3)
+            assert "waiting for another kernel-variants/build" in \
+                err.read_text()
+        finally:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(timeout=30)
+    assert not (tmp_path / "src").exists()      # it never got the lock
