@@ -53,3 +53,10 @@ def test_report_of_smoke_kernels_says_it_is_a_quick_answer(tmp_path):
     run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
     p = run([PYTHON, str(ROOT / "analysis" / "report"), d])
     assert "**Quick answer from smoke kernels**" in p.stdout
+
+
+def test_bench_coldstart_usage():
+    tool = str(ROOT / "bench" / "bench-coldstart")
+    assert "empty cache" in run([tool, "--help"]).stdout
+    p = run([tool, "--bogus"], check=False)
+    assert p.returncode == 2 and "unknown option '--bogus'" in p.stderr
