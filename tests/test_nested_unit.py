@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from analysis import facts, render  # noqa: E402
+from analysis import facts, verdict, view  # noqa: E402
 from bench import accel, cli, hostinfo  # noqa: E402
 
 NESTED = str(ROOT / "tests" / "nested" / "run")
@@ -56,12 +56,12 @@ def test_nested_host_from_env_or_an_emulated_cpu(tmp_path):
 def test_mode_line_of_a_nested_kvm_run():
     st = {"mode": "kvm"}
     assert facts.mode_key(st) == "kvm"
-    assert render.head(st, "T") == "### T (mode kvm: hardware)"
+    assert view.head(st, "T") == "### T (mode kvm: hardware)"
     st = dict(st, nested=facts.nested({"host": {"nested": "QEMU TCG"}}))
     assert facts.mode_key(st) == "kvm-nested"
-    line = render.head(st, "T")
+    line = view.head(st, "T")
     assert "nested in an emulated machine" in line and "not hardware" in line
-    for texts in (render.MODE_HEAD, render.WHAT_MODE_SEES, facts.MODE_WHAT,
+    for texts in (view.MODE_HEAD, verdict.WHAT_MODE_SEES, facts.MODE_WHAT,
                   facts.MODE_CONFOUND):
         assert "hardware throughput" not in texts["kvm-nested"].replace(
             "not hardware throughput", "")

@@ -1,0 +1,171 @@
+"""REPORT.md's answer: its first lines in words, the verdict against 2011
+and the A/A noise floor, in the headline metric of the mode."""
+from analysis import facts, metrics, reference
+from analysis import fmt as F
+from analysis.view import (AA_ONLY, MODE_HEAD, comparisons, headline, metric,
+                           unit)
+
+
+def verdict(c, name="throughput_mbps"):
+    """One line: is 2011's ordering reproduced, is the effect significant."""
+    eff = c.get("pct_2011")
+    sig = not F.missing(c["p_t"]) and c["p_t"] < 0.05
+    ours = c["pct_change"]
+    line = "**%s vs %s**: " % (c["label"], c["baseline"])
+    if eff is not None:
+        line += "2011 %s MB/s, " % F.pct(eff)
+    line += "here %s %s (%s %s %s): " % (
+        F.pct_ci(c), unit(name), c["test_t"], F.p_is(c["p_t"]),
+        c["marker"])
+    if F.missing(ours):
+        return line + "no estimate."
+    if eff is None:
+        return line + ("significant." if sig else "not significant.")
+    if sig and (ours > 0) == (eff > 0):
+        line += "ordering reproduced, the difference is significant"
+    elif sig:
+        line += "ordering NOT reproduced: significant in the opposite " \
+                "direction"
+    else:
+        line += "not resolved: the difference is not significant " \
+                "(minimum detectable effect %s)" % F.pct(c["mde_pct"]) \
+                .lstrip("+")
+    lo, hi = c.get("pct_ci_lo"), c.get("pct_ci_hi")
+    if not (F.missing(lo) or F.missing(hi)):
+        where = "inside" if lo <= eff <= hi else (
+            "above" if eff > hi else "below")
+        line += "; 2011's %s lies %s this CI" % (F.pct(eff), where)
+    return line + "."
+
+
+WHAT_MODE_SEES = {
+    "icount": "This mode sees the instructions each static-key check "
+              "executes (every guest instruction costs the same guest time); "
+              "it cannot see branch prediction, caches or pipelines, where "
+              "jump labels also help on hardware.",
+    "tcg": "This mode times an emulator by the wall clock: it mixes the "
+           "guest's work with translation and host noise (10-14% between "
+           "boots here), and sees no hardware effects of the guest's code.",
+    "kvm": "This mode runs the guest on the host's CPU: its figures include "
+           "branch prediction and caches, and the host's own noise.",
+    "kvm-nested": "This run's KVM host was itself an emulated machine "
+                  "(QEMU TCG): the guest's code was emulated, so its "
+                  "figures show no hardware effect of jump labels.",
+}
+
+
+def _effect(c, noun):
+    """'complete 1.42% [1.39, 1.44] more NOUN than' when significant, else
+    'differ by -0.50% [-1.2, +0.2] in NOUN (not significant) from'."""
+    if F.missing(c.get("pct_change")):
+        return "show no estimate of %s against" % noun
+    sig = not F.missing(c["p_t"]) and c["p_t"] < 0.05
+    x, lo, hi = c["pct_change"], c.get("pct_ci_lo"), c.get("pct_ci_hi")
+    if not sig or F.missing(lo) or F.missing(hi):
+        return "differ by %s in %s (not significant) from" % (
+            F.pct_ci(c), noun)
+    if x < 0:
+        x, lo, hi = -x, -hi, -lo
+    return "complete %.2f%% [%.2f, %.2f] %s %s than" % (
+        x, lo, hi, "more" if c["pct_change"] >= 0 else "fewer", noun)
+
+
+def answer(st):
+    """The first lines of the report: the question answered in words."""
+    name = headline(st)
+    hm = metric(st, name)
+    if hm is None or not st["groups"]["main"]:
+        return AA_ONLY
+    comps = comparisons(hm, "main")
+    noun = "tbench operations per second" if name == "ops_per_s" \
+        else "tbench throughput (MB/s)"
+    parts = []
+    for label, what in (("jump-label", "jump labels"),
+                        ("plain-read", "plain reads")):
+        c = comps.get(label)
+        if c:
+            parts.append((what, c))
+    if not parts:
+        return "No comparison against %s in this run." % reference.BASELINE
+    n = parts[0][1]["n"]
+    unit_n = "seeds" if parts[0][1]["paired"] else "runs each"
+    lines = ["**Answer.** On Linux 6.1, in %s mode, %s %s atomic-read "
+             "static keys (%s %s, %d %s)" % (
+                 facts.mode_key(st), parts[0][0], _effect(parts[0][1], noun),
+                 parts[0][1]["test_t"], F.p_is(parts[0][1]["p_t"]), n,
+                 unit_n)]
+    for what, c in parts[1:]:
+        lines[0] += "; %s %s (%s)" % (what, F.pct_ci(c), F.p_is(c["p_t"]))
+    lines[0] += (". 2011 measured %s and %s MB/s on hardware." % (
+        F.pct(reference.pct_2011("jump-label")),
+        F.pct(reference.pct_2011("plain-read"))))
+    lines.append("")
+    lines.append(WHAT_MODE_SEES[facts.mode_key(st)] + " " + st.get(
+        "headline_why", ""))
+    side = metric(st, metrics.other(st["mode"])) if "headline" in st \
+        else None
+    if side:
+        sc = comparisons(side, "main").get("jump-label")
+        if sc:
+            line = "tbench's %s: jump-label %s vs atomic-read (%s %s)" % (
+                unit(side["metric"]), F.pct_ci(sc), F.p_is(sc["p_t"]),
+                sc["marker"])
+            ex = (st.get("mbps_explained") or {}).get("comparisons", {})
+            pc = (ex.get("jump-label") or {}).get("predicted_mbps")
+            if side["metric"] == "throughput_mbps" and pc:
+                line += "; loadfile position predicts %s (see \"MB/s " \
+                        "explained\")" % F.pct_ci(pc)
+            lines += ["", line + "."]
+    aa = [c for c in hm["comparisons"] if c["group"] == "aa"]
+    if aa:
+        lines += ["", aa_line(st, aa[0])]
+    return "\n".join(lines)
+
+
+def aa_line(st, c):
+    """The noise floor in words, from the first A/A comparison."""
+    text = "Noise floor (A/A control: `%s` against `%s`, the same kernel" % (
+        c["label"], c["baseline"])
+    if st["mode"] == "icount":
+        text += " on perturbation seeds of its own"
+    text += "): "
+    cells = []
+    for m in metrics.METRICS:
+        mm = metric(st, m)
+        cc = next((x for x in mm["comparisons"] if x["group"] == "aa"
+                   and x["label"] == c["label"]), None) if mm else None
+        if cc:
+            cells.append("%s %s (%s %s)" % (
+                unit(m), F.pct_ci(cc), F.p_is(cc["p_t"]), cc["marker"]))
+    return text + "; ".join(cells) + "."
+
+
+def verdicts(st):
+    name = headline(st)
+    thr = metric(st, name)
+    comps = comparisons(thr, "main")
+    out = ["### Verdict (%s)" % MODE_HEAD[facts.mode_key(st)], ""]
+    for label in st["groups"]["main"]:
+        if label in comps:
+            out.append("- " + verdict(comps[label], name))
+    order = sorted(st["groups"]["main"],
+                   key=lambda lab: -(thr["per_label"][lab]["mean"] or 0))
+    known = [lab for lab in order if lab in reference.MBPS_2011]
+    if len(known) > 1:
+        ref = sorted(known, key=lambda v: -reference.MBPS_2011[v])
+        out.append("- Ordering of the means: 2011 %s; here %s (%s)."
+                   % (" > ".join(ref), " > ".join(known),
+                      "same order" if ref == known else "different order"))
+    side = metric(st, metrics.other(st["mode"])) if "headline" in st \
+        else metric(st, "ops")
+    for label, c in sorted(comparisons(side, "main").items() if side
+                           else []):
+        out.append("- %s vs %s, %s (beside the headline): %s (%s %s %s)."
+                   % (label, c["baseline"], metrics.METRICS.get(
+                       side["metric"], {"name": "tbench operations"})["name"],
+                      F.pct_ci(c), c["test_t"], F.p_is(c["p_t"]),
+                      c["marker"]))
+    if len(out) == 2:
+        out.append("- No comparison against %s in this run."
+                   % reference.BASELINE)
+    return "\n".join(out)

@@ -1,0 +1,48 @@
+"""Reading stats.json (analysis/analyze) for REPORT.md: the metric dicts,
+the headline metric, units and the mode in every heading."""
+from analysis import facts, metrics
+from analysis import fmt as F
+
+MODE_HEAD = {
+    "icount": "mode icount: deterministic instruction-path model in guest "
+              "time, not hardware",
+    "tcg": "mode tcg: emulated wall-clock, noisy, not hardware",
+    "kvm": "mode kvm: hardware",
+    "kvm-nested": "mode kvm, nested in an emulated machine: wall-clock of "
+                  "QEMU TCG, not hardware",
+}
+
+
+def metric(st, name):
+    """The metric dict of stats.json named name, or None."""
+    return next((m for m in st["metrics"] if m["metric"] == name), None)
+
+
+def headline(st):
+    """The headline metric of a stats dict (MB/s for stats from before
+    there was one)."""
+    return st.get("headline", "throughput_mbps")
+
+
+def fmt_value(name, x):
+    """A throughput figure in the metric's unit."""
+    if name == "ops_per_s":
+        return "n/a" if F.missing(x) else "%.1f" % x
+    return F.mbps(x)
+
+
+def unit(name):
+    return metrics.METRICS.get(name, {}).get("unit", name)
+
+
+def comparisons(m, group):
+    return {c["label"]: c for c in m["comparisons"] if c["group"] == group}
+
+
+def head(st, title):
+    return "### %s (%s)" % (title, MODE_HEAD[facts.mode_key(st)])
+
+
+AA_ONLY = ("This results dir holds only an A/A control (one kernel under "
+           "two labels, `bench/run --aa`): no variant comparison; see the "
+           "A/A section.")
