@@ -79,8 +79,6 @@ class _Plan:
         self.todo = [(r, next_try[r.index]) for r in pending]
         self.active = {}        # (job, task) -> (run, try)
         self.gone = {}          # (job, task) -> (when, job_info)
-        self.started = {}       # (job, task) -> start (epoch) from squeue
-        self.submitted = set()  # (index, try)
         self.unsettled = {r.index for r in pending}
         self.jobs = []
         self.gave_up = []
@@ -104,7 +102,6 @@ class _Plan:
             f.write("%d %s\n" % (self.number, job))
         for task, (run, t) in enumerate(tries):
             self.active[(job, task)] = (run, t)
-            self.submitted.add((run.index, t))
         self.ctx.log.write("submitted job %s: %d tries (%s)" % (
             job, len(tries), " ".join(argv)), always=True)
 
