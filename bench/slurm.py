@@ -29,7 +29,11 @@ from bench import slurmtask
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TASK = os.path.join(ROOT, "bench", "slurm-task")
-POLL_SECONDS = 2.0
+# squeue is asked every estimate/POLL_PER_TRY seconds, within these bounds:
+# often enough for the progress line, rarely enough for a busy controller.
+POLL_SECONDS = (2.0, 30.0)
+POLL_PER_TRY = 20
+
 # A task gone from squeue that exited 0 has written its row file; a shared
 # filesystem may show it on this client a little late (NFS caches
 # directories for up to a minute): wait this long for it. A task that
@@ -42,6 +46,12 @@ SHARED_FS = ("nfs", "nfs4", "lustre", "gpfs", "ceph", "fuse.ceph-fuse",
              "orangefs", "pvfs2", "afs", "cifs", "smb3", "virtiofs",
              "fuse.juicefs")
 RUNNING = ("RUNNING", "COMPLETING", "CONFIGURING", "STAGE_OUT")
+
+
+def poll_seconds(estimate):
+    """Seconds between two looks at squeue, for tries of estimate s."""
+    lo, hi = POLL_SECONDS
+    return min(hi, max(lo, estimate / POLL_PER_TRY))
 
 
 class SlurmError(RuntimeError):

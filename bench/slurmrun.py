@@ -7,8 +7,9 @@ runs' tries as Slurm array tasks (bench/slurm.py, bench/slurmtask.py):
 - the first tries of all pending runs go out as one job array; a failed
   try's successor (while the run has tries left, --retries as locally)
   goes out as a new array at the next poll;
-- every POLL_SECONDS it reads squeue (tasks pending and running, their
-  nodes and start times) and the tasks' row files: each finished try is
+- every slurm.poll_seconds() (2-30 s: a twentieth of a try) it reads
+  squeue (tasks pending and running, their nodes and start times) and
+  the tasks' row files: each finished try is
   logged as locally, and the same progress line (runs done, in flight,
   failed tries, ETA) is shown, after the tasks pending and running;
 - runs.csv and samples.csv get the rows in plan order: a row is merged
@@ -228,7 +229,7 @@ def run_plan(ctx, pending, next_try, total, estimate, args):
             slurmtask.merge(ctx.resdir, min(p.unsettled, default=None))
             p.show(queue)
             if p.active or p.todo:
-                p.wait(slurm.POLL_SECONDS)
+                p.wait(slurm.poll_seconds(estimate))
     except (runner.Interrupted, RuntimeError):
         p.cancel()
         raise
