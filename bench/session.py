@@ -37,7 +37,7 @@ def probe_kvm(build, image, qemu_bin, log_path, bound=accel.PROBE_SECONDS):
     append = qemu.kernel_args({"clients": 1, "seconds": 1}, build.variant, 0,
                               build.boot_args)
     guest = qemu.Guest(build.kernel, image.path, append, log_path)
-    cmd = qemu.command("kvm", guest, 1, qemu_bin=qemu_bin)
+    cmd = qemu.command("kvm", guest, 1, qemu=qemu_bin)
     t0 = time.monotonic()
 
     def started():
@@ -45,7 +45,9 @@ def probe_kvm(build, image, qemu_bin, log_path, bound=accel.PROBE_SECONDS):
 
     out = execute.run(cmd, log_path, bound, log_path + ".stderr",
                       interrupted=started)
-    if out.kind == "interrupted":
+    # A guest that reached the agent and powered off between two looks at
+    # its console has passed too.
+    if out.kind == "interrupted" or started():
         return True, "reached the agent in %.1f s (bound %.0f s)" % (
             time.monotonic() - t0, bound)
     last = console.parse(console.read(log_path)).last_line
@@ -185,7 +187,8 @@ def new_session(args, log, builds):
     resdir = results.ResultsDir.create(_new_dir(root, git["short"]),
                                        perf_events)
     if os.path.exists(probe_log):
-        os.rename(probe_log, os.path.join(resdir.raw, "probe-kvm.log"))
+        # a move, not a rename: the temp dir may be on another filesystem
+        shutil.move(probe_log, os.path.join(resdir.raw, "probe-kvm.log"))
     shutil.rmtree(tmp)
     meta["host"] = hostinfo.host(qemu_bin)
     sites = {}

@@ -9,9 +9,33 @@ from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
 from analysis import facts, verdict, view  # noqa: E402
-from bench import accel, cli, hostinfo  # noqa: E402
+from bench import accel, cli, hostinfo, session  # noqa: E402
 
 NESTED = str(ROOT / "tests" / "nested" / "run")
+STANDIN = str(ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu")
+
+
+class Thing:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+@pytest.mark.parametrize("behaviour,ok", [("ok", True), ("crash", False)])
+def test_probe_boot_runs_qemu_under_kvm(tmp_path, monkeypatch, behaviour,
+                                        ok):
+    """The probe's QEMU command is kvm's (it once passed a keyword that
+    qemu.command() does not take, so every real probe crashed)."""
+    script = tmp_path / "script"
+    script.write_text(behaviour + "\n")
+    monkeypatch.setenv("STANDIN_SCRIPT", str(script))
+    build = Thing(kernel="bzImage", variant="jump-label", boot_args="")
+    got, detail = session.probe_kvm(build, Thing(path="img"), STANDIN,
+                                    str(tmp_path / "probe.log"), bound=3)
+    assert got is ok, detail
+    assert ("reached the agent" in detail) is ok
+    argv = (tmp_path / "script.calls").read_text()
+    assert "-accel kvm -cpu host" in argv.replace("\n", " ").replace(
+        "'", ""), argv
 
 
 def test_probe_bound_default_nested_and_asked():
