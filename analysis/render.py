@@ -10,7 +10,7 @@ from analysis import convergence, explain, facts, metrics, reference
 from analysis import fmt as F
 from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
                            metric, unit)
-from analysis.verdict import answer, verdicts
+from analysis.verdict import answer, nested, verdicts
 from analysis import hosts
 
 COUNTER_NAMES = {
@@ -41,6 +41,10 @@ def test_cell(c):
 def table_2011(st, res):
     if not st["groups"]["main"]:
         return AA_ONLY
+    if nested(st):
+        return "%s\n\nNot shown: this run's figures are not compared " \
+            "with 2011's (see the statistics below)." % head(
+                st, "tbench, 2011 vs here")
     name = headline(st)
     hm = metric(st, name)
     comps = comparisons(hm, "main")

@@ -70,8 +70,25 @@ def _effect(c, noun):
         x, lo, hi, "more" if c["pct_change"] >= 0 else "fewer", noun)
 
 
+# A kvm run on an emulated host (tests/nested/run) answers nothing about
+# hardware: its figures are shown, never compared.
+NESTED = ("None from this run: its KVM host was itself an emulated machine "
+          "(meta.json `host.nested`: a nested-virtualization test machine), "
+          "so its tbench figures are wall-clock figures of emulation, from "
+          "a functional run of the kvm path. They are compared with "
+          "nothing: not with 2011's, not with other runs.")
+
+
+def nested(st):
+    """True for a kvm run whose host was itself emulated."""
+    return facts.mode_key(st) == "kvm-nested"
+
+
 def answer(st):
     """The first lines of the report: the question answered in words."""
+    if nested(st):
+        return "**Answer.** %s\n\n%s" % (
+            NESTED, WHAT_MODE_SEES["kvm-nested"])
     name = headline(st)
     hm = metric(st, name)
     if hm is None or not st["groups"]["main"]:
@@ -141,10 +158,12 @@ def aa_line(st, c):
 
 
 def verdicts(st):
+    out = ["### Verdict (%s)" % MODE_HEAD[facts.mode_key(st)], ""]
+    if nested(st):
+        return "\n".join(out + [NESTED])
     name = headline(st)
     thr = metric(st, name)
     comps = comparisons(thr, "main")
-    out = ["### Verdict (%s)" % MODE_HEAD[facts.mode_key(st)], ""]
     for label in st["groups"]["main"]:
         if label in comps:
             out.append("- " + verdict(comps[label], name))

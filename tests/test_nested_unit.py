@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from analysis import facts, verdict, view  # noqa: E402
+from analysis import facts, render, verdict, view  # noqa: E402
 from bench import accel, cli, hostinfo, session  # noqa: E402
 
 NESTED = str(ROOT / "tests" / "nested" / "run")
@@ -81,7 +81,8 @@ def test_mode_line_of_a_nested_kvm_run():
     st = {"mode": "kvm"}
     assert facts.mode_key(st) == "kvm"
     assert view.head(st, "T") == "### T (mode kvm: hardware)"
-    st = dict(st, nested=facts.nested({"host": {"nested": "QEMU TCG"}}))
+    st = dict(st, nested=facts.nested({"host": {"nested": "QEMU TCG"}}),
+              groups={"main": ["jump-label"]})
     assert facts.mode_key(st) == "kvm-nested"
     line = view.head(st, "T")
     assert "nested in an emulated machine" in line and "not hardware" in line
@@ -91,6 +92,10 @@ def test_mode_line_of_a_nested_kvm_run():
             "not hardware throughput", "")
     assert facts.mode_key({"mode": "icount", "nested": "x"}) == "icount"
     assert facts.nested({}) is None and facts.nested({"host": {}}) is None
+    # shown, never compared: no answer, no verdict, no 2011 table
+    assert verdict.answer(st).startswith("**Answer.** None from this run")
+    assert "compared with nothing" in verdict.verdicts(st)
+    assert "2011 MB/s" not in render.table_2011(st, None)
 
 
 def test_nested_run_help_and_usage_errors(tmp_path):
