@@ -250,3 +250,10 @@ def test_sbatch_command():
     argv = slurm.sbatch_argv(args, ctx, "s", "f", 1, "n")
     assert "--time=30" in argv and "--array=0-0" in argv
     assert "--exclusive" in argv and "--cpus-per-task=2" in argv
+
+
+def test_run_all_passes_the_executor_options():
+    p = run([str(ROOT / "run_all.sh"), "--help"])
+    assert "--executor local|slurm" in p.stdout
+    p = run([str(ROOT / "run_all.sh"), "--slurm-time"], check=False)
+    assert p.returncode == 2 and "--slurm-time needs a value" in p.stderr
