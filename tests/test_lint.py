@@ -18,7 +18,8 @@ def has_shebang(path, interpreter):
 
 
 def is_shell(path):
-    return path.suffix == ".sh" or has_shebang(path, b"bash")
+    return path.suffix == ".sh" or has_shebang(path, b"bash") or \
+        has_shebang(path, b"busybox sh")
 
 
 def is_python(path):
