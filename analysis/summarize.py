@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import explain, hosts, metrics, reference, stats
+from analysis import explain, facts, hosts, metrics, reference, stats
 from analysis.load import counter_columns, split_counter
 
 STEAL_WARN_PCT = 1.0
@@ -22,6 +22,9 @@ MODE_TEXT = {
     "tcg": "QEMU TCG: emulated wall-clock time, noisy, not hardware "
            "throughput",
     "kvm": "KVM: hardware throughput",
+    "kvm-nested": "KVM inside an emulated machine (QEMU TCG, meta.json "
+                  "host.nested): wall-clock figures of emulation, not "
+                  "hardware throughput",
 }
 METHODS = {
     "unit": "one boot (ok run); in icount mode one perturbation seed",
@@ -288,7 +291,9 @@ def summarize(res, loadfile=None):
     norm = values / values.groupby(ok["label"]).transform("mean")
     return {
         "schema": 2, "run_id": res.run_id, "mode": mode,
-        "mode_description": MODE_TEXT[mode],
+        "nested": facts.nested(res.meta),
+        "mode_description": MODE_TEXT[facts.mode_key(
+            {"mode": mode, "nested": facts.nested(res.meta)})],
         "headline": headline, "headline_why": metrics.WHY[mode],
         "lengths": lengths, "seconds": max(lengths) if lengths else None,
         "convergence": _convergence(all_runs, mode, groups, lengths)
