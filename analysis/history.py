@@ -13,6 +13,7 @@ import re
 import pandas as pd
 
 from analysis import metrics
+from analysis.facts import mode_key
 
 COLUMNS = [
     "run_id", "date", "git_commit", "git_dirty", "kernel_version",
@@ -57,7 +58,7 @@ def _metric_rows(st, meta, builds, thr):
         b = builds.get(info["variant"], {})
         src = b.get("source") if isinstance(b.get("source"), dict) else {}
         out.append(dict(
-            facts, run_id=st["run_id"], mode=st["mode"],
+            facts, run_id=st["run_id"], mode=mode_key(st),
             group=info["group"], label=info["label"],
             variant=info["variant"], n=d["n"], failed=info["failed"],
             kernel_version=src.get("version", ""),

@@ -152,8 +152,14 @@ def test_selftest_under_kvm(nested):
 
 def test_report_says_the_kvm_host_was_emulated(nested, tmp_path):
     d = (nested[0] / "kvm.path").read_text().strip()
-    run([PYTHON, str(ROOT / "analysis" / "analyze"), "--no-history", "-q",
-         d])
+    history = tmp_path / "history.csv"
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), "--history",
+         str(history), "-q", d])
+    with open(os.path.join(d, "stats.json")) as f:
+        st = json.load(f)
+    assert st["nested"] and "not hardware" in st["mode_description"]
+    with open(history, newline="") as f:
+        assert {x["mode"] for x in csv.DictReader(f)} == {"kvm-nested"}
     out = tmp_path / "REPORT.md"
     run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
          "--plots", str(tmp_path)])
