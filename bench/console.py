@@ -15,6 +15,7 @@ tasks), which are counted. This module is pure: no processes, no files, so
 that it can be tested on fixture logs.
 """
 import re
+from collections import namedtuple
 
 BEGIN = "JLBENCH-BEGIN"
 END = "JLBENCH-END"
@@ -187,19 +188,8 @@ _TBENCH_TICK = re.compile(
     r"(warmup|execute)\s+(\d+) sec\b")
 
 
-class Tick:
-    """One of tbench's per-second status lines."""
-
-    def __init__(self, clients, line, mbps, phase, second):
-        self.clients = clients
-        self.line = line
-        self.mbps = mbps
-        self.phase = phase
-        self.second = second
-
-    def __repr__(self):
-        return "Tick(%d, %d, %r, %r, %d)" % (
-            self.clients, self.line, self.mbps, self.phase, self.second)
+# One of tbench's per-second status lines.
+Tick = namedtuple("Tick", "clients line mbps phase second")
 
 
 def tbench_ticks(text):
