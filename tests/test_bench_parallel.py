@@ -257,11 +257,15 @@ def test_bench_parallel_times_both_legs_and_checks_identity(setup):
     assert "plan: 6 runs (0 with plugin reports)" in p.stdout
     ratio = float(p.stdout.split("--jobs 2 wall: ")[1].split("x")[0])
     assert 1.3 < ratio < 2.5, p.stdout
-    assert "per-run figures identical: 6 runs" in p.stdout
+    assert "per-run figures identical: 6 runs in 2 dirs" in p.stdout
     assert "serial consoles identical: yes" in p.stdout
     assert most_at_once(trace(tmp / "trace")) == 2
-    p = run(args + ["--jobs", "1"], env=env, check=False)
-    assert p.returncode == 2
+    p = run(args + ["--repeat", "2"], env=env)
+    assert "per-run figures identical: 6 runs in 4 dirs" in p.stdout
+    assert "speed-up of each pair: " in p.stdout
+    assert "(median of 2 pairs)" in p.stdout
+    for bad in (["--jobs", "1"], ["--repeat", "0"]):
+        assert run(args + bad, env=env, check=False).returncode == 2
 
 
 def test_identity_names_every_difference(setup):
