@@ -9,6 +9,13 @@ its per-second samples and its plugin report (raw/*.counts). differences()
 names every place where two dirs disagree; consoles() compares the serial
 consoles of the same runs, for finding out why. bench/bench-parallel and
 tests/test_bench_parallel_boot.py use them.
+
+The plugin's whole-run counters (total_*, tbs_translated) are not per-run
+figures: they include what the guest executes after it asks for power-off
+until QEMU's main loop stops the vCPU (Linux's ACPI code polls a status
+register meanwhile), which depends on when the host schedules that
+thread. differences() leaves them out;
+boot_tails() lists where they disagree.
 """
 import csv
 import os
@@ -19,6 +26,8 @@ from bench import results
 # runs.csv columns that say where and when a try ran, not what it measured.
 HOST_COLUMNS = ("index", "round", "position", "try", "wall_seconds",
                 "started_utc", "host")
+# Plugin report keys counted over the whole run, up to QEMU's exit.
+WHOLE_RUN_PREFIXES = ("total_", "tbs_translated")
 
 
 def _csv(path):
@@ -33,13 +42,17 @@ def _base(d, row):
 
 
 def _report(path):
-    """The plugin report as {key: value} ({} when there is none)."""
+    """The plugin report as ({key: value} of the window figures, {key:
+    value} of the whole-run ones); ({}, {}) when there is none."""
     try:
         with open(path) as f:
             lines = f.read().splitlines()
     except FileNotFoundError:
-        return {}
-    return dict(ln.split("=", 1) for ln in lines if "=" in ln)
+        return {}, {}
+    window, whole = {}, {}
+    for k, v in (ln.split("=", 1) for ln in lines if "=" in ln):
+        (whole if k.startswith(WHOLE_RUN_PREFIXES) else window)[k] = v
+    return window, whole
 
 
 def key(row):
@@ -48,7 +61,7 @@ def key(row):
 
 def figures(d):
     """{(label, perturb_seed, seconds): {"row", "samples", "counts",
-    "base"}} of the ok tries of results dir d."""
+    "whole_run", "base"}} of the ok tries of results dir d."""
     samples = {}
     for s in _csv(os.path.join(d, "samples.csv")):
         samples.setdefault(s["index"], []).append(
@@ -58,10 +71,12 @@ def figures(d):
         if row["status"] != "ok":
             continue
         base = _base(d, row)
+        counts, whole_run = _report(base + ".counts")
         out[key(row)] = {
             "row": {c: v for c, v in row.items() if c not in HOST_COLUMNS},
             "samples": samples.get(row["index"], []),
-            "counts": _report(base + ".counts"),
+            "counts": counts,
+            "whole_run": whole_run,
             "base": base,
         }
     return out
@@ -69,6 +84,14 @@ def figures(d):
 
 def _name(k):
     return "%s seed %s %s s" % k
+
+
+def _cells(k, x, y, kinds):
+    """Lines naming each cell of kinds where runs x and y disagree."""
+    return ["%s: %s %s: %r vs %r"
+            % (_name(k), what, c, x[what].get(c), y[what].get(c))
+            for what in kinds for c in sorted(set(x[what]) | set(y[what]))
+            if x[what].get(c) != y[what].get(c)]
 
 
 def differences(a, b):
@@ -80,11 +103,7 @@ def differences(a, b):
            if k not in y]
     for k in sorted(set(fa) & set(fb)):
         x, y = fa[k], fb[k]
-        for what in ("row", "counts"):
-            for c in sorted(set(x[what]) | set(y[what])):
-                if x[what].get(c) != y[what].get(c):
-                    out.append("%s: %s %s: %r vs %r" % (
-                        _name(k), what, c, x[what].get(c), y[what].get(c)))
+        out += _cells(k, x, y, ("row", "counts"))
         if x["samples"] != y["samples"]:
             first = next((i for i, (p, q) in enumerate(
                 zip(x["samples"], y["samples"])) if p != q),
@@ -92,6 +111,13 @@ def differences(a, b):
             out.append("%s: samples differ from sample %d on"
                        % (_name(k), first + 1))
     return out
+
+
+def boot_tails(a, b):
+    """Where the whole-run plugin counters of dirs a and b disagree."""
+    fa, fb = figures(a), figures(b)
+    return [line for k in sorted(set(fa) & set(fb))
+            for line in _cells(k, fa[k], fb[k], ("whole_run",))]
 
 
 def consoles(a, b):

@@ -160,7 +160,7 @@ def test_three_failed_runs_in_a_row_in_the_order_they_finish(setup):
     """Runs 1, 3 and 4 fail while run 2 (ok, slow) is still running: three
     in a row in the order they finished, though not in plan order. The
     plan stops, and run 2's guest is stopped and leaves nothing."""
-    p, d, _ = two_at_once(setup, ["--retries", "0"], STANDIN_SLEEP="5",
+    p, d, _ = two_at_once(setup, ["--retries", "0"], STANDIN_SLEEP="30",
                           STANDIN_RUNS="1.1=crash,3.1=crash,4.1=crash")
     assert p.returncode == 1 and "3 runs in a row failed" in p.stderr
     assert sorted((x["index"], x["status"]) for x in rows(d)) == [
@@ -255,8 +255,9 @@ def test_bench_parallel_times_both_legs_and_checks_identity(setup):
             "--seconds", "1", "--no-aa", "--no-plugin"]
     p = run(args, env=env)
     assert "plan: 6 runs (0 with plugin reports)" in p.stdout
-    ratio = float(p.stdout.split("--jobs 2 wall: ")[1].split("x")[0])
-    assert 1.3 < ratio < 2.5, p.stdout
+    # The ratio is wall time: printed, never asserted (the machine is
+    # shared); that the second leg ran two guests at once is checked below.
+    assert float(p.stdout.split("--jobs 2 wall: ")[1].split("x")[0]) > 0
     assert "per-run figures identical: 6 runs in 2 dirs" in p.stdout
     assert "serial consoles identical: yes" in p.stdout
     assert most_at_once(trace(tmp / "trace")) == 2
@@ -293,3 +294,31 @@ def test_identity_names_every_difference(setup):
         f.write("%s,x,%s,9,1.0,0\n" % (first[0], label))
     assert any("samples differ from sample 4" in x
                for x in identity.differences(a, b))
+
+
+def _dir_with_counts(path, counts):
+    """A results dir of one ok run whose plugin report is counts."""
+    os.makedirs(path / "raw")
+    (path / "runs.csv").write_text(
+        "index,try,variant,label,perturb_seed,status,ops\n"
+        "1,1,jump-label,jump-label,7,ok,100\n")
+    (path / "samples.csv").write_text("index,second,throughput_mbps,warmup\n")
+    (path / "raw" / "001-jump-label-try1.counts").write_text(
+        "".join("%s=%s\n" % kv for kv in counts.items()))
+    return str(path)
+
+
+def test_whole_run_counters_are_boot_tails_not_figures(tmp_path):
+    window = {"kernel_insns": "500", "site_execs": "7"}
+    a = _dir_with_counts(tmp_path / "a", dict(
+        window, total_kernel_insns="900", tbs_translated="40"))
+    b = _dir_with_counts(tmp_path / "b", dict(
+        window, total_kernel_insns="976", tbs_translated="40"))
+    assert identity.differences(a, b) == []
+    assert identity.boot_tails(a, b) == [
+        "jump-label seed 7  s: whole_run total_kernel_insns: '900' vs '976'"]
+    c = _dir_with_counts(tmp_path / "c", dict(
+        window, kernel_insns="501", total_kernel_insns="900",
+        tbs_translated="40"))
+    assert identity.differences(a, c) == [
+        "jump-label seed 7  s: counts kernel_insns: '500' vs '501'"]
