@@ -32,9 +32,12 @@ it verified, its jump table entries and its disassembled site; a copy of
 that build.json goes to raw/selftest-<arch>-<variant>.build.json. Their
 count.* rows say not-counted (the plugin counts x86 code only).
 
-Boots go side by side like bench/run's (--jobs N, bench/parallel.py): under
-icount up to the number of CPUs at once, each variant's files its own;
-kvm and tcg boot one at a time.
+Each boot is one boot.run() (bench/boot.py), bench/run's boot path: the
+same kernel command line builder, QEMU command (also what --dry-run
+prints), raw-file cleanup and timeout; a boot stopped by Ctrl-C leaves no
+raw files. Boots go side by side like bench/run's (--jobs N, boot.Slots):
+under icount up to the number of CPUs at once, each variant's files its
+own; kvm and tcg boot one at a time.
 """
 import csv
 import io
