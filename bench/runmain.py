@@ -37,21 +37,12 @@ def _read_builds(args, log):
 
 
 def _open(args, log):
-    """(builds, Session), or the exit status of a failure."""
-    try:
-        builds = _read_builds(args, log)
-        if args.executor == "slurm":
-            slurm.preflight(args, builds)
-        opener = session.resume_session if args.resume \
-            else session.new_session
-        return builds, opener(args, log, builds)
-    except (session.Fail, inputs.InputError, ValueError,
-            slurm.SlurmError) as e:
-        log.error(str(e))
-        return 1
-    except KeyboardInterrupt:
-        log.error("interrupted before the first run")
-        return 130
+    """(builds, Session): --resume's, or a new one."""
+    builds = _read_builds(args, log)
+    if args.executor == "slurm":
+        slurm.preflight(args, builds)
+    opener = session.resume_session if args.resume else session.new_session
+    return builds, opener(args, log, builds)
 
 
 def _announce(args, log, s):
@@ -80,7 +71,7 @@ def _announce(args, log, s):
 
 def _dry_run(ctx, s):
     try:
-        runner.dry_run(ctx, s.meta, s.plan, s.pending, s.next_try)
+        runner.dry_run(ctx, s)
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -127,9 +118,10 @@ def _execute(args, ctx, s, jobs, per_try):
     return "complete", 0
 
 
-def _run(args, argv, log, s, ctx, jobs, per_try, flag):
-    """Run the session into its results dir; the exit status."""
-    resdir, meta = s.resdir, s.meta
+def _run(args, argv, s, ctx, jobs, per_try, flag):
+    """Run the session into its results dir; the exit status. flag: where
+    SIGINT and SIGTERM are noted (ctx.stop() looks at it)."""
+    resdir, meta, log = s.resdir, s.meta, ctx.log
     log.to_file(resdir.log_file)
     if args.out:
         with open(args.out, "w") as f:
@@ -160,16 +152,21 @@ def main(argv):
         Log().error("%s (see bench/run --help)" % e)
         return 2
     log = Log(quiet=args.quiet)
-    opened = _open(args, log)
-    if isinstance(opened, int):
-        return opened
-    builds, s = opened
+    try:
+        builds, s = _open(args, log)
+    except (session.Fail, inputs.InputError, ValueError,
+            slurm.SlurmError) as e:
+        log.error(str(e))
+        return 1
+    except KeyboardInterrupt:
+        log.error("interrupted before the first run")
+        return 130
     flag = []
     ctx = s.context(builds, log, stop=lambda: bool(flag))
     jobs, per_try = _announce(args, log, s)
     if args.dry_run:
         return _dry_run(ctx, s)
-    return _run(args, argv, log, s, ctx, jobs, per_try, flag)
+    return _run(args, argv, s, ctx, jobs, per_try, flag)
 
 
 if __name__ == "__main__":

@@ -245,18 +245,19 @@ def run_plan(ctx, pending, next_try, total, estimate, jobs=1):
     return sorted(streak.gave_up, key=lambda r: r.index)
 
 
-def dry_run(ctx, meta, the_plan, pending, next_try):
-    """Print the plan and the QEMU command of every pending run."""
-    p = meta["plan"]
+def dry_run(ctx, s):
+    """Print the plan and the QEMU command of every pending run of s (a
+    session.Session)."""
+    p = s.meta["plan"]
     print("# plan: %d runs = %d variants/labels x %d boots, seed %d, "
           "accelerator %s, %d guests at once" % (
-              len(the_plan), len(p["labels"]), p["boots"], p["seed"],
-              meta["accel"]["mode"], meta["runner"]["jobs"]))
-    print("# accelerator: %s" % meta["accel"]["reason"])
+              len(s.plan), len(p["labels"]), p["boots"], p["seed"],
+              s.mode, s.meta["runner"]["jobs"]))
+    print("# accelerator: %s" % s.meta["accel"]["reason"])
     print("# runs.csv rows would go to results/<UTC time>-<git sha>/")
     where = results.ResultsDir("RESULTS", [])
-    for run in pending:
-        try_no = next_try[run.index]
+    for run in s.pending:
+        try_no = s.next_try[run.index]
         boot.show(ctx.machine, guest(ctx, run, where.raw_base(run, try_no)),
                   "run %d round %d position %d %s perturb %d %d s try %d" % (
                       run.index, run.round, run.position, run.label,
