@@ -271,8 +271,9 @@ def table_of(variant, build, g, mode, out, plugin, why_not, log):
 class Selftest:
     """The boots of one bench/selftest call."""
 
-    def __init__(self, args, builds, images, resdir, arch):
+    def __init__(self, args, log, builds, images, resdir, arch):
         self.args = args
+        self.log = log
         self.builds = builds
         self.images = images
         self.resdir = resdir
@@ -285,13 +286,13 @@ class Selftest:
         return guest(variant, self.builds[variant], self.images[variant],
                      self.resdir, self.args.kernel_args, self.plugin)
 
-    def attempt(self, variant, try_no, last, stopped, log):
+    def attempt(self, variant, try_no, last, stopped):
         """Boot variant once: (ok, its rows); Interrupted when stopped."""
         g = self.guest(variant)
         os.makedirs(os.path.dirname(g.base), exist_ok=True)
         out = boot.run(self.machine, g, self.args.timeout, stopped)
         return table_of(variant, self.builds[variant], g, self.mode, out,
-                        self.plugin, self.why_not, log)
+                        self.plugin, self.why_not, self.log)
 
 
 def _inputs(args):
@@ -313,7 +314,7 @@ def _inputs(args):
 def run(args, log):
     builds, images, variants, arch = _inputs(args)
     resdir = os.path.abspath(args.results)
-    st = Selftest(args, builds, images, resdir, arch)
+    st = Selftest(args, log, builds, images, resdir, arch)
     if args.dry_run:
         for v in variants:
             boot.show(st.machine, st.guest(v))
@@ -327,9 +328,7 @@ def run(args, log):
     log.info("selftest boots of %s (%s mode%s, %d at once) into %s"
              % (", ".join(variants), st.mode,
                 ", branch-count plugin" if st.plugin else "", jobs, resdir))
-    out = boot.Slots(jobs).run(
-        variants, lambda v, t, last, stopped: st.attempt(v, t, last, stopped,
-                                                         log))
+    out = boot.Slots(jobs).run(variants, st.attempt)
     if None in out:
         raise boot.Interrupted()
     table = sum((o.result for o in out), [])
