@@ -1,4 +1,10 @@
-"""bench/run's command line: options, their validation, and --help."""
+"""bench/run's command line, and the guest options bench/selftest shares.
+
+add_guest_options() declares the options both tools have (inputs,
+variants, accelerator, plugin, timeout, guest slots, --quiet, --dry-run)
+and check_guest_args() validates them; parser() and parse() are bench/run's
+(bench/selftest.py has its own parser on the same pieces).
+"""
 import argparse
 import os
 
@@ -53,7 +59,8 @@ class UsageError(Exception):
     """A bad command line (exit 2)."""
 
 
-def _int_range(lo, hi):
+def int_range(lo, hi):
+    """argparse type: an integer in lo..hi."""
     def parse(text):
         try:
             v = int(text)
@@ -66,7 +73,8 @@ def _int_range(lo, hi):
     return parse
 
 
-def _positive_float(text):
+def positive_float(text):
+    """argparse type: a number > 0."""
     try:
         v = float(text)
     except ValueError:
@@ -78,7 +86,7 @@ def _positive_float(text):
 
 def _lengths(text):
     """--seconds: one run length or a comma list of distinct lengths."""
-    parse = _int_range(1, 3600)
+    parse = int_range(1, 3600)
     out = tuple(parse(t) for t in text.split(","))
     if len(set(out)) != len(out):
         raise argparse.ArgumentTypeError("repeated run lengths in %r" % text)
@@ -97,39 +105,83 @@ def _perf(text):
     return text
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises UsageError instead of exiting."""
+
     def error(self, message):
         raise UsageError(message)
 
 
-def parser():
-    p = _Parser(prog="bench/run", description=DESCRIPTION, epilog=EPILOG,
-                formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_guest_options(p, tool, accel_choices, accel_default, accel_help,
+                      timeout_default, timeout_help):
+    """The options of bench/run and bench/selftest (tool: "run" or
+    "selftest") that say which guests boot and how."""
     a = p.add_argument
     a("--builds", metavar="FILE",
       help="builds.tsv: variant<TAB>build_dir (kernel-variants/build --out)")
     a("--initramfs", metavar="PATH",
-      help="initramfs image for every variant, or a TSV variant<TAB>image")
+      help="initramfs image for every variant (guest-image/build; it holds "
+           "each build's modules), or a TSV variant<TAB>image")
+    a("--variants", metavar="LIST",
+      help="comma-separated variants, in builds.tsv (default: all there)")
+    a("--accel", choices=accel_choices, default=accel_default,
+      help=accel_help)
+    a("--no-plugin", action="store_true",
+      help="do not load the branch-count plugin in icount mode"
+      + (" (the count.* rows then say not-counted)"
+         if tool == "selftest" else ""))
+    a("--jobs", type=int_range(1, 256), metavar="N",
+      help="guests at once (default: icount, the number of CPUs; kvm and "
+           "tcg measure wall-clock time and boot one at a time)")
+    a("--timeout", type=positive_float, default=timeout_default,
+      metavar="S", help=timeout_help)
+    a("--quiet", action="store_true",
+      help="no progress line (for CI)" if tool == "run"
+      else "fewer log lines")
+    a("--dry-run", action="store_true",
+      help="print the plan and the QEMU commands; run nothing"
+      if tool == "run" else
+      "print the QEMU commands; boot nothing, write nothing")
+
+
+def check_guest_args(args, required):
+    """Raise UsageError when an option of `required` (names as in args)
+    is missing or --variants does not name distinct variants."""
+    for opt in required:
+        if not getattr(args, opt):
+            raise UsageError("--%s is required" % opt)
+    if args.variants is not None:
+        names = args.variants.split(",")
+        if not all(names) or len(set(names)) != len(names):
+            raise UsageError("--variants %r: give distinct names separated "
+                             "by commas" % args.variants)
+
+
+def parser():
+    p = Parser(prog="bench/run", description=DESCRIPTION, epilog=EPILOG,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_guest_options(
+        p, "run", ("auto",) + qemu.MODES, "auto",
+        "accelerator (default: auto)", None,
+        "hard wall-clock limit per try (default: from the mode and "
+        "--seconds)")
+    a = p.add_argument
     a("--out", metavar="FILE", help="write the results dir path to FILE")
     a("--profile", choices=sorted(plan.PROFILES), default="quick",
       help="run length profile (default: quick)")
-    a("--boots", type=_int_range(1, 1000), metavar="N",
+    a("--boots", type=int_range(1, 1000), metavar="N",
       help="runs (boots) per variant (default: the profile's)")
-    a("--clients", type=_int_range(1, 512), default=20, metavar="N",
+    a("--clients", type=int_range(1, 512), default=20, metavar="N",
       help="tbench clients (default: 20, as in 2011)")
     a("--seconds", type=_lengths, metavar="S[,S...]",
       help="tbench seconds per run, or several lengths to run every label "
            "at each (default: the profile's)")
-    a("--variants", metavar="LIST",
-      help="comma-separated variants, in builds.tsv (default: all there)")
-    a("--seed", type=_int_range(0, 2 ** 63 - 1), metavar="N",
+    a("--seed", type=int_range(0, 2 ** 63 - 1), metavar="N",
       help="seed of the run order and perturbations (default: random, "
            "recorded)")
     a("--resume", metavar="DIR",
       help="finish the plan of an interrupted results dir")
-    a("--accel", choices=("auto",) + qemu.MODES, default="auto",
-      help="accelerator (default: auto)")
-    a("--smp", type=_int_range(1, 64), metavar="N",
+    a("--smp", type=int_range(1, 64), metavar="N",
       help="vCPUs (default: 2 for kvm and tcg; icount is always 1)")
     a("--aa", nargs="?", const="", metavar="VARIANT",
       help="only an A/A control: run one kernel (default: atomic-read, or "
@@ -139,17 +191,9 @@ def parser():
     a("--perf", type=_perf, default=DEFAULT_PERF, metavar="LIST",
       help="perf events the guest counts, or none (default: %s)"
            % DEFAULT_PERF)
-    a("--no-plugin", action="store_true",
-      help="do not load the branch-count plugin in icount mode")
-    a("--jobs", type=_int_range(1, 256), metavar="N",
-      help="guests at once (default: icount, the number of CPUs; kvm and "
-           "tcg measure wall-clock time and run one at a time)")
-    a("--retries", type=_int_range(0, 10), default=2, metavar="N",
+    a("--retries", type=int_range(0, 10), default=2, metavar="N",
       help="extra tries per run after a failure (default: 2)")
-    a("--timeout", type=_positive_float, metavar="S",
-      help="hard wall-clock limit per try (default: from the mode and "
-           "--seconds)")
-    a("--probe-timeout", type=_positive_float, metavar="S",
+    a("--probe-timeout", type=positive_float, metavar="S",
       help="how long auto's (and kvm's) probe boot may take to reach the "
            "agent before KVM counts as unusable (default: %d s: a KVM boot "
            "on hardware takes a few, a kernel KVM cannot run hangs, and "
@@ -158,9 +202,6 @@ def parser():
            % (accel.PROBE_SECONDS, accel.NESTED_PROBE_SECONDS))
     a("--results-root", metavar="DIR",
       help="where results dirs are made (default: results/ in the repo)")
-    a("--quiet", action="store_true", help="no progress line (for CI)")
-    a("--dry-run", action="store_true",
-      help="print the plan and the QEMU commands; run nothing")
     slurm.add_options(p)
     return p
 
@@ -185,9 +226,7 @@ def parse(argv):
                              "results dir; drop --accel")
         if not os.path.isdir(args.resume):
             raise UsageError("--resume %s: no such directory" % args.resume)
-    for opt in ("builds", "initramfs"):
-        if not getattr(args, opt):
-            raise UsageError("--%s is required" % opt)
+    check_guest_args(args, ("builds", "initramfs"))
     if args.accel == "icount" and args.smp not in (None, 1):
         raise UsageError("icount mode runs exactly one vCPU; drop --smp")
     problem = slurm.check_args(args)
@@ -195,9 +234,4 @@ def parse(argv):
         raise UsageError(problem)
     if args.aa is not None and args.no_aa:
         raise UsageError("--aa runs only an A/A control; drop --no-aa")
-    if args.variants is not None:
-        names = args.variants.split(",")
-        if not all(names) or len(set(names)) != len(names):
-            raise UsageError("--variants %r: give distinct names separated "
-                             "by commas" % args.variants)
     return args

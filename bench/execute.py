@@ -69,6 +69,70 @@ def _tail(path, lines=3):
     return " | ".join(text.splitlines()[-lines:])
 
 
+class _Watch:
+    """The console of a running QEMU: whether it should have ended.
+
+    The deadline is the hard timeout, or `grace` after the console showed
+    the end of the result block or a kernel panic (`after`).
+    """
+
+    def __init__(self, console_log, deadline, grace):
+        self.path = console_log
+        self.deadline = deadline
+        self.grace = grace
+        self.text, self.offset = "", 0
+        self.after = None
+
+    def over(self, now):
+        """None while QEMU may go on, else the outcome's kind."""
+        new, self.offset = _read_new(self.path, self.offset)
+        self.text += new
+        if self.after is None:
+            if console.END in self.text:
+                self.after = "stuck-after-end"
+            elif "Kernel panic - not syncing" in self.text:
+                self.after = "stuck-after-panic"
+            if self.after:
+                self.deadline = min(self.deadline, now + self.grace)
+        if now >= self.deadline:
+            return self.after or "timeout"
+        return None
+
+
+def _wait(proc, watch, interrupted, poll):
+    """Wait until QEMU exits (None) or must be stopped (the kind why)."""
+    while True:
+        try:
+            proc.wait(poll)
+            return None
+        except subprocess.TimeoutExpired:
+            pass
+        if interrupted():
+            return "interrupted"
+        kind = watch.over(time.monotonic())
+        if kind:
+            return kind
+
+
+def _outcome(kind, proc, wall, tail, timeout, grace):
+    """The Outcome of a QEMU that exited (kind None) or was stopped."""
+    if kind is None:
+        rc = proc.returncode
+        ended = "QEMU exited with status %d" % rc
+        if rc != 0 and tail:
+            ended += " (%s)" % tail
+        return Outcome("exited", ended, rc, wall, tail)
+    phrases = {
+        "interrupted": "interrupted by the user",
+        "timeout": "killed at the %.0f s timeout" % timeout,
+        "stuck-after-end": "QEMU still running %.0f s after the result "
+                           "block, killed" % grace,
+        "stuck-after-panic": "QEMU still running %.0f s after a kernel "
+                             "panic, killed" % grace,
+    }
+    return Outcome(kind, phrases[kind], None, wall, tail)
+
+
 def run(cmd, console_log, timeout, stderr_path, interrupted=lambda: False,
         grace=GRACE_SECONDS, poll=0.2, on_start=None):
     """Run cmd (QEMU writing its serial console to console_log).
@@ -88,49 +152,10 @@ def run(cmd, console_log, timeout, stderr_path, interrupted=lambda: False,
                            None, 0.0, "")
     if on_start:
         on_start(proc.pid)
-    deadline = t0 + timeout
-    text, offset = "", 0
-    kind = None
-    after = None
     try:
-        while True:
-            try:
-                proc.wait(poll)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            if interrupted():
-                kind = "interrupted"
-                break
-            new, offset = _read_new(console_log, offset)
-            text += new
-            now = time.monotonic()
-            if after is None:
-                if console.END in text:
-                    after = "stuck-after-end"
-                elif "Kernel panic - not syncing" in text:
-                    after = "stuck-after-panic"
-                if after:
-                    deadline = min(deadline, now + grace)
-            if now >= deadline:
-                kind = after or "timeout"
-                break
+        kind = _wait(proc, _Watch(console_log, t0 + timeout, grace),
+                     interrupted, poll)
     finally:
         _stop(proc)
-    wall = time.monotonic() - t0
-    tail = _tail(stderr_path)
-    if kind is None:
-        rc = proc.returncode
-        ended = "QEMU exited with status %d" % rc
-        if rc != 0 and tail:
-            ended += " (%s)" % tail
-        return Outcome("exited", ended, rc, wall, tail)
-    phrases = {
-        "interrupted": "interrupted by the user",
-        "timeout": "killed at the %.0f s timeout" % timeout,
-        "stuck-after-end": "QEMU still running %.0f s after the result "
-                           "block, killed" % grace,
-        "stuck-after-panic": "QEMU still running %.0f s after a kernel "
-                             "panic, killed" % grace,
-    }
-    return Outcome(kind, phrases[kind], None, wall, tail)
+    return _outcome(kind, proc, time.monotonic() - t0, _tail(stderr_path),
+                    timeout, grace)

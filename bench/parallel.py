@@ -41,6 +41,47 @@ def jobs_for(mode, asked=None):
     return 1, ""
 
 
+class _Pool:
+    """The items, their results and the first error of one run()."""
+
+    def __init__(self, items, work, stop):
+        self.items = list(items)
+        self.out = [None] * len(self.items)
+        self.work = work
+        self.stop = stop
+        self.lock = threading.Lock()
+        self.halt = threading.Event()
+        self.errors = []
+        self.queue = iter(enumerate(self.items))
+
+    def stopped(self):
+        return self.halt.is_set() or self.stop()
+
+    def worker(self):
+        """One slot: take the next item and work on it, until none is left
+        or the pool is stopped."""
+        while not self.stopped():
+            with self.lock:
+                i, item = next(self.queue, (None, None))
+            if i is None:
+                return
+            try:
+                self.out[i] = self.work(item, self.stopped)
+            except BaseException as e:  # raised again in the caller
+                self.errors.append(e)
+                self.halt.set()
+                return
+
+
+def _join(threads, tick, poll):
+    """Wait for the threads, calling tick() every poll seconds."""
+    for t in threads:
+        while t.is_alive():
+            t.join(poll)
+            if tick:
+                tick()
+
+
 def run(items, jobs, work, stop=lambda: False, tick=None, poll=0.2):
     """Call work(item, stopped) for items, up to `jobs` at once, in order.
 
@@ -49,44 +90,18 @@ def run(items, jobs, work, stop=lambda: False, tick=None, poll=0.2):
     has ended; so is a KeyboardInterrupt of the main thread. Returns the
     results in item order (None for items not run).
     """
-    items = list(items)
-    out = [None] * len(items)
-    lock = threading.Lock()
-    halt = threading.Event()
-    errors = []
-    queue = iter(enumerate(items))
-
-    def stopped():
-        return halt.is_set() or stop()
-
-    def worker():
-        while not stopped():
-            with lock:
-                i, item = next(queue, (None, None))
-            if i is None:
-                return
-            try:
-                out[i] = work(item, stopped)
-            except BaseException as e:  # raised again in the caller
-                errors.append(e)
-                halt.set()
-                return
-
-    threads = [threading.Thread(target=worker, daemon=True)
-               for _ in range(max(1, min(jobs, len(items))))]
+    pool = _Pool(items, work, stop)
+    threads = [threading.Thread(target=pool.worker, daemon=True)
+               for _ in range(max(1, min(jobs, len(pool.items))))]
     for t in threads:
         t.start()
     try:
-        for t in threads:
-            while t.is_alive():
-                t.join(poll)
-                if tick:
-                    tick()
+        _join(threads, tick, poll)
     except KeyboardInterrupt:
-        halt.set()
+        pool.halt.set()
         for t in threads:
             t.join()
         raise
-    if errors:
-        raise errors[0]
-    return out
+    if pool.errors:
+        raise pool.errors[0]
+    return pool.out

@@ -6,91 +6,76 @@ A failed try is retried up to `retries` more times; a run whose tries all
 failed stays pending for --resume. After `abort_after` such runs in a row
 the loop stops: something is broken for every run, not by chance. Up to
 `jobs` runs go on at once (icount only, see bench/parallel.py), each in a
-thread of its own that makes its tries one after the other.
+thread of its own that makes its tries one after the other (boot.Slots);
+every try is one boot.run() of the guest that guest() describes.
 """
-import copy
-import os
 import threading
 import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
 
-from bench import execute, hostinfo, qemu, rawtry
-from bench import parallel, results
+from bench import boot, hostinfo, qemu, rawtry, results
 from bench.log import duration
 
 ABORT_AFTER = 3
 
+# The user stopped the run (SIGINT/SIGTERM); nothing partial written.
+Interrupted = boot.Interrupted
 
-class Interrupted(Exception):
-    """The user stopped the run (SIGINT/SIGTERM); nothing partial written."""
 
-
+@dataclass
 class Context:
     """Everything a try needs. params: clients, seconds, perf (str),
-    perf_events (list); builds/images: {variant: Build/Image}."""
+    perf_events (list); builds/images: {variant: Build/Image}; sites:
+    {variant: the plugin's sites= file}."""
+    mode: str
+    params: dict
+    smp: int
+    builds: dict
+    images: dict
+    resdir: object
+    log: object
+    plugin: Optional[str] = None
+    retries: int = 2
+    timeout: float = 600.0
+    memory_mb: int = 1024
+    stop: Callable[[], bool] = boot.never
+    qemu_bin: str = qemu.QEMU
+    sites: dict = field(default_factory=dict)
 
-    def __init__(self, mode, params, smp, builds, images, resdir, log,
-                 plugin=None, retries=2, timeout=600.0, memory_mb=1024,
-                 stop=lambda: False, qemu_bin=qemu.QEMU, sites=None):
-        self.mode = mode
-        self.params = params
-        self.smp = smp
-        self.builds = builds
-        self.images = images
-        self.resdir = resdir
-        self.log = log
-        self.plugin = plugin
-        self.retries = retries
-        self.timeout = timeout
-        self.memory_mb = memory_mb
-        self.stop = stop
-        self.qemu_bin = qemu_bin
-        self.sites = sites or {}
+    def __post_init__(self):
+        self.sites = self.sites or {}
+
+    @property
+    def machine(self):
+        return boot.Machine(self.mode, self.smp, self.memory_mb,
+                            self.qemu_bin)
 
 
-def try_command(ctx, run, base):
-    """(argv, kernel args) of one try whose files start with base."""
+def guest(ctx, run, base):
+    """The boot of one try of run whose raw files start with base."""
     build = ctx.builds[run.variant]
-    append = qemu.kernel_args(dict(ctx.params, seconds=run.seconds),
-                              run.variant, run.perturb_seed, build.boot_args)
-    guest = qemu.Guest(build.kernel, ctx.images[run.variant].path, append,
-                       base + ".log",
-                       plugin=ctx.plugin,
-                       counts_file=base + ".counts" if ctx.plugin else None,
-                       sites=ctx.sites.get(run.variant))
-    return qemu.command(ctx.mode, guest, ctx.smp, ctx.memory_mb,
-                        ctx.qemu_bin), append
+    p = ctx.params
+    append = boot.kernel_args(
+        run.variant, p.get("mode", "tbench"),
+        boot.tbench_words(p["clients"], run.seconds, p.get("perf"),
+                          run.perturb_seed, p.get("guest_timeout")),
+        build.boot_args)
+    return boot.Guest(build.kernel, ctx.images[run.variant].path, append,
+                      base, plugin=ctx.plugin,
+                      sites=ctx.sites.get(run.variant))
 
 
-def _remove(base):
-    for ext in (".log", ".qemu-cmd", ".stderr", ".counts"):
-        try:
-            os.unlink(base + ext)
-        except FileNotFoundError:
-            pass
-
-
-def one_try(ctx, run, try_no, tick=None):
-    """Run one try; append its row (and samples); return the row."""
-    base = ctx.resdir.raw_base(run, try_no)
-    _remove(base)
-    cmd, _ = try_command(ctx, run, base)
-    with open(base + ".qemu-cmd", "w") as f:
-        f.write(qemu.shell_line(cmd) + "\n")
+def one_try(ctx, run, try_no, stopped=None):
+    """Run one try; append its row (and samples); return the row. Raises
+    Interrupted (no row, no raw files) when stopped() (default: ctx.stop)
+    turned true while its QEMU ran."""
+    g = guest(ctx, run, ctx.resdir.raw_base(run, try_no))
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-    def interrupted():
-        if tick:
-            tick()
-        return ctx.stop()
-
-    out = execute.run(cmd, base + ".log", ctx.timeout, base + ".stderr",
-                      interrupted=interrupted)
-    if out.kind == "interrupted":
-        _remove(base)
-        raise Interrupted()
-    got = rawtry.derive(base, ctx.params["perf_events"], ctx.plugin,
+    out = boot.run(ctx.machine, g, ctx.timeout, stopped or ctx.stop)
+    got = rawtry.derive(g.base, ctx.params["perf_events"], ctx.plugin,
                         out.ended)
-    rawtry.write_manifest(base)
+    rawtry.write_manifest(g.base)
     row = {
         "index": run.index, "round": run.round, "position": run.position,
         "variant": run.variant, "label": run.label, "mode": ctx.mode,
@@ -193,9 +178,36 @@ def _report(ctx, run, try_no, row, prog):
     (ctx.log.info if ok else ctx.log.warn)(msg)
 
 
+class Streak:
+    """Runs that failed all tries, and how many in a row, in the order
+    runs settle; aborted after ABORT_AFTER in a row."""
+
+    def __init__(self, retries):
+        self.retries = retries
+        self.in_a_row = 0
+        self.aborted = False
+        self.gave_up = []
+
+    def settled(self, run, outcome):
+        """Book a run whose tries ended (outcome: a boot.Settled)."""
+        if outcome.ok:
+            self.in_a_row = 0
+            return
+        self.gave_up.append(run)
+        self.in_a_row += 1
+        if self.in_a_row >= ABORT_AFTER:
+            self.aborted = True
+
+    def error(self):
+        return RuntimeError(
+            "%d runs in a row failed all %d tries; stopping (see the "
+            "reasons above and the raw logs)" % (self.in_a_row,
+                                                 self.retries + 1))
+
+
 def run_plan(ctx, pending, next_try, total, estimate, jobs=1):
-    """Run the pending runs, up to `jobs` guests at once (bench/parallel.py:
-    a thread per slot takes the next run in plan order and makes its
+    """Run the pending runs, up to `jobs` guests at once (boot.Slots: a
+    thread per slot takes the next run in plan order and makes its
     tries). Returns the runs that failed all tries, in plan order.
 
     Raises Interrupted when ctx.stop() turns true before every run finished
@@ -205,70 +217,48 @@ def run_plan(ctx, pending, next_try, total, estimate, jobs=1):
     on Ctrl-C.
     """
     prog = Progress(ctx, total, len(pending), estimate, jobs)
-    lock = threading.Lock()
-    state = {"in_a_row": 0, "aborted": False, "finished": 0}
-    gave_up = []
+    streak = Streak(ctx.retries)
 
-    def stop():
-        return state["aborted"] or ctx.stop()
+    def attempt(run, try_no, last, stopped):
+        prog.start(run)
+        try:
+            row = one_try(ctx, run, try_no, stopped)
+        except Interrupted:
+            prog.drop(run)
+            raise
+        ok = row["status"] == "ok"
+        prog.finish(run, row, ok or try_no == last)
+        _report(ctx, run, try_no, row, prog)
+        return ok, row
 
-    def work(run, stopped):
-        wctx = copy.copy(ctx)
-        wctx.stop = stopped         # one_try's QEMU is killed when it turns
-        first = next_try[run.index]
-        last = first + ctx.retries
-        for try_no in range(first, last + 1):
-            if stopped():
-                return
-            prog.start(run)
-            try:
-                row = one_try(wctx, run, try_no)
-            except Interrupted:
-                prog.drop(run)
-                return
-            ok = row["status"] == "ok"
-            prog.finish(run, row, ok or try_no == last)
-            _report(ctx, run, try_no, row, prog)
-            if ok:
-                break
-        with lock:
-            state["finished"] += 1
-            if ok:
-                state["in_a_row"] = 0
-                return
-            gave_up.append(run)
-            state["in_a_row"] += 1
-            if state["in_a_row"] >= ABORT_AFTER:
-                state["aborted"] = True
-
+    slots = boot.Slots(jobs, ctx.retries,
+                       lambda: streak.aborted or ctx.stop(), prog.tick)
     try:
-        parallel.run(pending, jobs, work, stop, prog.tick)
+        out = slots.run(pending, attempt, lambda run: next_try[run.index],
+                        streak.settled)
     finally:
         ctx.log.done()
-    if state["aborted"]:
-        raise RuntimeError(
-            "%d runs in a row failed all %d tries; stopping (see the "
-            "reasons above and the raw logs)" % (state["in_a_row"],
-                                                 ctx.retries + 1))
-    if state["finished"] < len(pending):
+    if streak.aborted:
+        raise streak.error()
+    if None in out:
         raise Interrupted()
-    return sorted(gave_up, key=lambda r: r.index)
+    return sorted(streak.gave_up, key=lambda r: r.index)
 
 
-def dry_run(ctx, meta, the_plan, pending, next_try):
-    """Print the plan and the QEMU command of every pending run."""
-    p = meta["plan"]
+def dry_run(ctx, s):
+    """Print the plan and the QEMU command of every pending run of s (a
+    session.Session)."""
+    p = s.meta["plan"]
     print("# plan: %d runs = %d variants/labels x %d boots, seed %d, "
           "accelerator %s, %d guests at once" % (
-              len(the_plan), len(p["labels"]), p["boots"], p["seed"],
-              meta["accel"]["mode"], meta["runner"]["jobs"]))
-    print("# accelerator: %s" % meta["accel"]["reason"])
+              len(s.plan), len(p["labels"]), p["boots"], p["seed"],
+              s.mode, s.meta["runner"]["jobs"]))
+    print("# accelerator: %s" % s.meta["accel"]["reason"])
     print("# runs.csv rows would go to results/<UTC time>-<git sha>/")
-    for run in pending:
-        try_no = next_try[run.index]
-        cmd, _ = try_command(ctx, run, results.ResultsDir(
-            "RESULTS", []).raw_base(run, try_no))
-        print("# run %d round %d position %d %s perturb %d %d s try %d" % (
-            run.index, run.round, run.position, run.label, run.perturb_seed,
-            run.seconds, try_no))
-        print(qemu.shell_line(cmd))
+    where = results.ResultsDir("RESULTS", [])
+    for run in s.pending:
+        try_no = s.next_try[run.index]
+        boot.show(ctx.machine, guest(ctx, run, where.raw_base(run, try_no)),
+                  "run %d round %d position %d %s perturb %d %d s try %d" % (
+                      run.index, run.round, run.position, run.label,
+                      run.perturb_seed, run.seconds, try_no))

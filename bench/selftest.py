@@ -32,18 +32,21 @@ it verified, its jump table entries and its disassembled site; a copy of
 that build.json goes to raw/selftest-<arch>-<variant>.build.json. Their
 count.* rows say not-counted (the plugin counts x86 code only).
 
-Boots go side by side like bench/run's (--jobs N, bench/parallel.py): under
-icount up to the number of CPUs at once, each variant's files its own;
-kvm and tcg boot one at a time.
+Each boot is one boot.run() (bench/boot.py), bench/run's boot path: the
+same kernel command line builder, QEMU command (also what --dry-run
+prints), raw-file cleanup and timeout; a boot stopped by Ctrl-C leaves no
+raw files. Boots go side by side like bench/run's (--jobs N, boot.Slots):
+under icount up to the number of CPUs at once, each variant's files its
+own; kvm and tcg boot one at a time.
 """
-import argparse
 import csv
 import io
 import json
 import os
 import sys
 
-from bench import console, counts, execute, inputs, parallel, qemu, regions
+from bench import boot, cli, console, counts, inputs, parallel, qemu
+from bench import regions
 from bench.log import Log
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -53,17 +56,8 @@ MODES = qemu.MODES
 DEFAULT_TIMEOUT = 600.0
 
 
-class UsageError(Exception):
-    """A bad command line (exit 2)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(message)
-
-
 def parser():
-    p = _Parser(
+    p = cli.Parser(
         prog="bench/selftest",
         description="Boot each kernel variant once with jlbench.mode="
         "selftest and write the static-key self-test results to "
@@ -71,52 +65,29 @@ def parser():
         epilog="exit codes: 0 every boot ok and every check PASS (with "
         "--allow-fail: selftest.csv written); 1 a boot or a check failed, "
         "or an error; 2 usage error.")
+    cli.add_guest_options(
+        p, "selftest", MODES, None,
+        "accelerator (default: the results dir's meta.json accel.mode, "
+        "else icount, whose guest time makes the loop timings "
+        "deterministic)", DEFAULT_TIMEOUT,
+        "hard wall-clock limit per boot (default: %.0f)" % DEFAULT_TIMEOUT)
     a = p.add_argument
-    a("--builds", metavar="FILE", required=True,
-      help="builds.tsv: variant<TAB>build_dir (kernel-variants/build --out)")
-    a("--initramfs", metavar="PATH", required=True,
-      help="the image of guest-image/build (it holds each build's modules)")
-    a("--results", metavar="DIR", required=True,
+    a("--results", metavar="DIR",
       help="results dir to write into (created when missing)")
-    a("--variants", metavar="LIST",
-      help="comma-separated variants (default: all in builds.tsv)")
-    a("--accel", choices=MODES,
-      help="accelerator (default: the results dir's meta.json accel.mode, "
-           "else icount, whose guest time makes the loop timings "
-           "deterministic)")
     a("--kernel-args", metavar="ARGS", default="",
       help="extra kernel command line words, e.g. module options such as "
            "jlbench_static_key.invert=1")
-    a("--no-plugin", action="store_true",
-      help="do not load the branch-count plugin in icount mode (the "
-           "count.* rows then say not-counted)")
-    a("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
-      help="hard wall-clock limit per boot (default: %.0f)"
-      % DEFAULT_TIMEOUT)
-    a("--jobs", type=int, metavar="N",
-      help="boots at once (default: icount, the number of CPUs; kvm and "
-           "tcg boot one at a time)")
     a("--allow-fail", action="store_true",
       help="exit 0 when selftest.csv was written, even with FAIL rows")
-    a("--quiet", action="store_true", help="fewer log lines")
-    a("--dry-run", action="store_true",
-      help="print the QEMU commands; boot nothing, write nothing")
     return p
 
 
 def parse_args(argv):
+    """Parse and check argv; raises cli.UsageError."""
     args = parser().parse_args(argv)
-    if not args.timeout > 0:
-        raise UsageError("--timeout must be > 0")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be 1 or more")
-    if args.variants is not None:
-        names = args.variants.split(",")
-        if not all(names) or len(set(names)) != len(names):
-            raise UsageError("--variants %r: give distinct names separated "
-                             "by commas" % args.variants)
+    cli.check_guest_args(args, ("builds", "initramfs", "results"))
     if any(c in args.kernel_args for c in "\n\r"):
-        raise UsageError("--kernel-args must be one line")
+        raise cli.UsageError("--kernel-args must be one line")
     return args
 
 
@@ -229,12 +200,8 @@ def accel_of(resdir, given, arch="x86_64"):
 
 
 def kernel_args(variant, boot_args, extra, arch="x86_64"):
-    words = [qemu.base_args(arch), "jlbench.mode=selftest",
-             "jlbench.variant=%s" % variant]
-    for x in (boot_args, extra):
-        if x and x.strip():
-            words.append(" ".join(x.split()))
-    return " ".join(words)
+    """The kernel command line of a selftest boot."""
+    return boot.kernel_args(variant, "selftest", (), boot_args, extra, arch)
 
 
 def find_plugin(mode, arch, no_plugin, dry_run):
@@ -265,54 +232,71 @@ def count_rows(variant, block, plugin, why_not, report_path):
     return regions.rows(variant, block, text)
 
 
-def boot(variant, build, image, resdir, mode, smp, extra, timeout, log,
-         plugin=None, why_not="", stopped=lambda: False):
-    """Boot one variant; return its rows (None when stopped() turned true,
-    which stops its QEMU)."""
-    raw = os.path.join(resdir, "raw")
-    os.makedirs(raw, exist_ok=True)
-    base = os.path.join(raw, raw_base(variant, build.arch))
-    for ext in (".log", ".qemu-cmd", ".stderr", ".plugin", ".build.json"):
-        if os.path.exists(base + ext):
-            os.unlink(base + ext)
-    guest = qemu.Guest(build.kernel, image.path,
-                       kernel_args(variant, build.boot_args, extra,
-                                   build.arch),
-                       base + ".log", plugin=plugin,
-                       counts_file=base + ".plugin" if plugin else None)
-    cmd = qemu.command(mode, guest, smp, qemu.MEMORY_MB,
-                       qemu.binary(build.arch), build.arch)
-    with open(base + ".qemu-cmd", "w") as f:
-        f.write(qemu.shell_line(cmd) + "\n")
-    out = execute.run(cmd, base + ".log", timeout, base + ".stderr",
-                      interrupted=stopped)
-    if out.kind == "interrupted":
-        return None
-    rep = console.parse(console.read(base + ".log"))
+def guest(variant, build, image, resdir, extra, plugin):
+    """The boot of one variant: raw/selftest[-<arch>]-<variant>.*"""
+    base = os.path.join(resdir, "raw", raw_base(variant, build.arch))
+    return boot.Guest(build.kernel, image.path,
+                      kernel_args(variant, build.boot_args, extra,
+                                  build.arch),
+                      base, plugin=plugin, report=".plugin",
+                      extra_files=(".build.json",))
+
+
+def table_of(variant, build, g, mode, out, plugin, why_not, log):
+    """The rows of one finished boot (and its build.json copy)."""
+    rep = console.parse(console.read(g.log))
     verdict = console.verdict(rep, out.ended, mode="selftest")
     if verdict[0] != "ok":
         log.warn("%s: selftest boot failed: %s" % (variant, verdict[1]))
     table = rows(variant, mode, rep, verdict)
     if verdict[0] == "ok":
         counted = count_rows(variant, rep.block, plugin, why_not,
-                             base + ".plugin")
+                             g.report_file)
         note = [v for _, n, v in counted if n == "count.note"]
         if plugin and note:
             log.warn("%s: counts per iteration: %s" % (variant, note[0]))
         table += counted
     if build.arch != "x86_64":
         table += build_rows(variant, build)
-        with open(base + ".build.json", "w") as f:
+        with open(g.base + ".build.json", "w") as f:
             json.dump(build.info, f, indent=1)
     log.info("%s: %s in %.0f s, %s" % (
         variant, "booted" if verdict[0] == "ok" else "FAILED",
         out.wall_seconds,
         ", ".join("%s=%s" % (n, v) for _, n, v in table
                   if v == "FAIL" or n in ("modules", "failed")) or "-"))
-    return table
+    return verdict[0] == "ok", table
 
 
-def run(args, log):
+class Selftest:
+    """The boots of one bench/selftest call."""
+
+    def __init__(self, args, log, builds, images, resdir, arch):
+        self.args = args
+        self.log = log
+        self.builds = builds
+        self.images = images
+        self.resdir = resdir
+        self.mode, smp = accel_of(resdir, args.accel, arch)
+        self.machine = boot.Machine(self.mode, smp, arch=arch)
+        self.plugin, self.why_not = find_plugin(self.mode, arch,
+                                                args.no_plugin, args.dry_run)
+
+    def guest(self, variant):
+        return guest(variant, self.builds[variant], self.images[variant],
+                     self.resdir, self.args.kernel_args, self.plugin)
+
+    def attempt(self, variant, try_no, last, stopped):
+        """Boot variant once: (ok, its rows); Interrupted when stopped."""
+        g = self.guest(variant)
+        os.makedirs(os.path.dirname(g.base), exist_ok=True)
+        out = boot.run(self.machine, g, self.args.timeout, stopped)
+        return table_of(variant, self.builds[variant], g, self.mode, out,
+                        self.plugin, self.why_not, self.log)
+
+
+def _inputs(args):
+    """(builds, images, variants, arch) of the command line."""
     builds = inputs.read_builds(args.builds)
     variants = args.variants.split(",") if args.variants else list(builds)
     missing = [v for v in variants if v not in builds]
@@ -323,40 +307,31 @@ def run(args, log):
     if len(arches) != 1:
         raise inputs.InputError("%s mixes %s builds: boot one arch at a time"
                                 % (args.builds, " and ".join(arches)))
-    arch = arches[0]
     images = inputs.read_images(args.initramfs, variants)
+    return builds, images, variants, arches[0]
+
+
+def run(args, log):
+    builds, images, variants, arch = _inputs(args)
     resdir = os.path.abspath(args.results)
-    mode, smp = accel_of(resdir, args.accel, arch)
-    plugin, why_not = find_plugin(mode, arch, args.no_plugin, args.dry_run)
+    st = Selftest(args, log, builds, images, resdir, arch)
     if args.dry_run:
         for v in variants:
-            b = builds[v]
-            base = os.path.join(resdir, "raw", raw_base(v, arch))
-            guest = qemu.Guest(b.kernel, images[v].path,
-                               kernel_args(v, b.boot_args, args.kernel_args,
-                                           b.arch),
-                               base + ".log", plugin=plugin,
-                               counts_file=base + ".plugin")
-            print(qemu.shell_line(qemu.command(mode, guest, smp,
-                                               qemu.MEMORY_MB,
-                                               qemu.binary(b.arch), b.arch)))
+            boot.show(st.machine, st.guest(v))
         return 0
     os.makedirs(resdir, exist_ok=True)
     path = os.path.join(resdir, csv_name(arch))
     old = read_csv(path)
-    jobs, why = parallel.jobs_for(mode, args.jobs)
+    jobs, why = parallel.jobs_for(st.mode, args.jobs)
     if why:
         log.warn(why)
     log.info("selftest boots of %s (%s mode%s, %d at once) into %s"
-             % (", ".join(variants), mode,
-                ", branch-count plugin" if plugin else "", jobs, resdir))
-
-    def one(v, stopped):
-        return boot(v, builds[v], images[v], resdir, mode, smp,
-                    args.kernel_args, args.timeout, log, plugin, why_not,
-                    stopped)
-
-    table = sum(parallel.run(variants, jobs, one), [])
+             % (", ".join(variants), st.mode,
+                ", branch-count plugin" if st.plugin else "", jobs, resdir))
+    out = boot.Slots(jobs).run(variants, st.attempt)
+    if None in out:
+        raise boot.Interrupted()
+    table = sum((o.result for o in out), [])
     write_csv(path, merge(old, table))
     bad = failures(table)
     if bad:
@@ -370,13 +345,13 @@ def main(argv):
     log = Log()
     try:
         args = parse_args(argv)
-    except UsageError as e:
+    except cli.UsageError as e:
         log.error("%s (see bench/selftest --help)" % e)
         return 2
     log.quiet = args.quiet
     try:
         return run(args, log)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, boot.Interrupted):
         log.error("interrupted: the boots in flight were stopped; "
                   "selftest csv not written")
         return 130

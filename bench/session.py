@@ -1,22 +1,23 @@
-"""bench/run end to end: inputs, accelerator, results dir, plan, the loop.
+"""bench/run's session: a new or reopened results dir and its plan.
 
-A new session creates the results dir and plan; --resume reopens one and
-takes the plan, protocol and accelerator from its meta.json, checking that
-the kernels and images given are the ones it was started with.
+A new session (new_session) chooses the accelerator, draws the plan and
+creates the results dir, plan.csv and meta.json (_create writes its first
+version); --resume (resume_session) reopens one and takes the plan,
+protocol and accelerator from its meta.json, checking that the kernels and
+images given are the ones it was started with. Either gives a Session,
+which bench/runmain.py runs.
 """
 import os
 import random
 import shutil
-import signal
-import sys
 import tempfile
 import time
+from dataclasses import dataclass
+from typing import Optional
 
-from bench import accel, cli, console, counts, execute, hostinfo, inputs
-from bench import parallel
+from bench import accel, boot, console, counts, execute, hostinfo, inputs
 from bench import plan as planmod
-from bench import qemu, results, runner, slurm, slurmrun
-from bench.log import Log, duration
+from bench import qemu, results, runner, slurmrun
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE = "atomic-read"
@@ -28,40 +29,48 @@ class Fail(Exception):
     """An error that ends bench/run with exit status 1; str() says why."""
 
 
-def _utc():
+def utc():
+    """Now, UTC, as meta.json writes times."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def probe_kvm(build, image, qemu_bin, log_path, bound=accel.PROBE_SECONDS):
-    """Boot build under KVM until the agent starts: (ok, detail)."""
-    append = qemu.kernel_args({"clients": 1, "seconds": 1}, build.variant, 0,
+    """Boot build under KVM until the agent starts: (ok, detail). The
+    console goes to log_path (BASE.log), QEMU's stderr to BASE.stderr."""
+    append = boot.kernel_args(build.variant, "tbench",
+                              boot.tbench_words(1, 1, None, 0),
                               build.boot_args)
-    guest = qemu.Guest(build.kernel, image.path, append, log_path)
-    cmd = qemu.command("kvm", guest, 1, qemu=qemu_bin)
+    guest = boot.Guest(build.kernel, image.path, append,
+                       os.path.splitext(log_path)[0])
     t0 = time.monotonic()
 
     def started():
-        return console.agent_started(console.read(log_path))
+        return console.agent_started(console.read(guest.log))
 
-    out = execute.run(cmd, log_path, bound, log_path + ".stderr",
-                      interrupted=started)
+    out = boot.launch(boot.Machine("kvm", 1, qemu_bin=qemu_bin), guest,
+                      bound, until=started)
     # A guest that reached the agent and powered off between two looks at
     # its console has passed too.
     if out.kind == "interrupted" or started():
         return True, "reached the agent in %.1f s (bound %.0f s)" % (
             time.monotonic() - t0, bound)
-    last = console.parse(console.read(log_path)).last_line
+    last = console.parse(console.read(guest.log)).last_line
     return False, "%s without reaching the agent (last console line: %r)" % (
         out.ended, last[:120])
 
 
-def _sites(builds, variants, dest):
-    """Per variant, the plugin's sites= file (None: no jump table)."""
+def _sites(builds, variants, resdir):
+    """Per variant, the plugin's sites= file (None: no jump table), and
+    per variant the number of sites."""
+    dest = os.path.join(resdir.path, "sites")
     os.makedirs(dest, exist_ok=True)
     paths, sizes = {}, {}
-    for v in variants:
-        paths[v], sizes[v] = counts.sites_file(
-            ROOT, builds[v].dir, os.path.join(dest, v + ".txt"))
+    try:
+        for v in variants:
+            paths[v], sizes[v] = counts.sites_file(
+                ROOT, builds[v].dir, os.path.join(dest, v + ".txt"))
+    except counts.PluginError as e:
+        raise Fail(str(e))
     return paths, sizes
 
 
@@ -94,18 +103,73 @@ def _new_dir(root, short_sha):
     return path
 
 
-def new_session(args, log, builds):
-    """(ctx-free setup) -> dict with everything main() needs."""
-    labels, variants, twins = _labels(args, builds)
-    images = inputs.read_images(args.initramfs, variants)
-    seed = args.seed if args.seed is not None else random.SystemRandom(
-        ).randrange(2 ** 32)
-    qemu_bin = qemu.binary()
-    tmp = tempfile.mkdtemp(prefix="jlbench-probe-")
-    probe_log = os.path.join(tmp, "probe-kvm.log")
+@dataclass
+class Session:
+    """What bench/run runs: a new or reopened results dir's plan.
+
+    meta: meta.json's content; plan: every Run; pending: the runs not
+    finished; next_try: {run index: its next try number}; resdir: the
+    ResultsDir (None in a dry run); images: {variant: Image}; qemu_bin:
+    the QEMU binary; sites: {variant: the plugin's sites= file}.
+    """
+    meta: dict
+    plan: list
+    resdir: Optional[results.ResultsDir]
+    images: dict
+    qemu_bin: str
+    sites: dict
+    pending: Optional[list] = None
+    next_try: Optional[dict] = None
+
+    def __post_init__(self):
+        if self.pending is None:
+            self.pending = list(self.plan)
+            self.next_try = {r.index: 1 for r in self.plan}
+
+    @property
+    def mode(self):
+        return self.meta["accel"]["mode"]
+
+    def context(self, builds, log, stop):
+        """The runner.Context of this session's tries."""
+        meta = self.meta
+        return runner.Context(
+            mode=self.mode, params=meta["protocol"],
+            smp=meta["accel"]["smp"], builds=builds, images=self.images,
+            resdir=self.resdir, log=log, plugin=meta["plugin"]["path"],
+            retries=meta["runner"]["retries"],
+            timeout=meta["runner"]["timeout_s"],
+            memory_mb=meta["accel"]["memory_mb"], stop=stop,
+            qemu_bin=self.qemu_bin, sites=self.sites)
+
+
+@dataclass
+class Setup:
+    """What a new session chose before it writes anything."""
+    labels: list
+    variants: list
+    twins: tuple
+    seed: int
+    decision: accel.Decision
+    boots: int
+    lengths: tuple
+    smp: int
+    plugin: Optional[str]
+    plugin_note: str
+
+    @property
+    def mode(self):
+        return self.decision.mode
+
+    @property
+    def seconds(self):
+        return max(self.lengths)
+
+
+def _choose_accel(args, log, builds, images, variants, qemu_bin, probe_log):
+    """The accel.Decision of a new session (a KVM probe boot when asked)."""
     probe_build = builds.get("jump-label") or builds[variants[0]]
     probe_image = images.get(probe_build.variant) or images[variants[0]]
-
     bound, why_bound = accel.probe_bound(args.probe_timeout,
                                          hostinfo.nested())
 
@@ -120,50 +184,65 @@ def new_session(args, log, builds):
     try:
         decision = accel.decide(args.accel, probe)
     except accel.AccelError as e:
-        shutil.rmtree(tmp)
         raise Fail(str(e))
-    mode = decision.mode
-    log.write("accelerator: %s (%s)" % (mode, decision.reason), always=True)
-    boots, lengths = planmod.profile_defaults(args.profile, mode)
-    boots = args.boots or boots
-    lengths = args.seconds or lengths
-    seconds = max(lengths)
-    smp = 1 if mode == "icount" else (args.smp or 2)
-    plugin, note = None, "not used (%s mode)" % mode
-    if mode == "icount" and args.no_plugin:
-        note = "disabled by --no-plugin"
-    elif mode == "icount" and args.dry_run:
-        plugin = "PLUGIN"
-        note = "dry run: PLUGIN stands for bench/plugin/build-plugin's output"
-    elif mode == "icount":
-        try:
-            plugin, note = counts.find(ROOT)
-        except counts.PluginError as e:
-            shutil.rmtree(tmp)
-            raise Fail("%s (or run with --no-plugin)" % e)
-    if mode == "icount" and plugin is None and not args.no_plugin:
+    log.write("accelerator: %s (%s)" % (decision.mode, decision.reason),
+              always=True)
+    return decision
+
+
+def _plugin(args, mode, log):
+    """(the branch-count plugin's path or None, a note for meta.json)."""
+    if mode != "icount":
+        return None, "not used (%s mode)" % mode
+    if args.no_plugin:
+        return None, "disabled by --no-plugin"
+    if args.dry_run:
+        return "PLUGIN", "dry run: PLUGIN stands for " \
+            "bench/plugin/build-plugin's output"
+    try:
+        plugin, note = counts.find(ROOT)
+    except counts.PluginError as e:
+        raise Fail("%s (or run with --no-plugin)" % e)
+    if plugin is None:
         log.warn("branch counts will be empty: %s" % note)
+    return plugin, note
+
+
+def _setup(args, log, chosen, decision):
+    """The seed, plan size and plugin of a new session; chosen: _labels()."""
+    labels, variants, twins = chosen
+    seed = args.seed if args.seed is not None else random.SystemRandom(
+        ).randrange(2 ** 32)
+    mode = decision.mode
+    boots, lengths = planmod.profile_defaults(args.profile, mode)
+    plugin, note = _plugin(args, mode, log)
+    return Setup(labels, variants, twins, seed, decision,
+                 args.boots or boots, tuple(args.seconds or lengths),
+                 1 if mode == "icount" else (args.smp or 2), plugin, note)
+
+
+def _meta(args, setup, runs, builds, images, qemu_bin):
+    """meta.json of a new session (without host; bench/FORMATS.md)."""
+    mode, variants, lengths = setup.mode, setup.variants, setup.lengths
     perf_events = [] if args.perf == "none" else args.perf.split(",")
-    params = {"mode": "tbench", "clients": args.clients, "seconds": seconds,
-              "lengths": list(lengths), "perf": args.perf,
-              "perf_events": perf_events}
-    the_plan = planmod.make(labels, boots, seed, perturb=mode == "icount",
-                            lengths=lengths, twins=twins)
-    git = hostinfo.git_state(ROOT)
-    timeout = args.timeout or planmod.default_timeout(mode, seconds,
-                                                      bool(plugin))
-    meta = {
-        "format": 1, "tool": "bench/run", "created_utc": _utc(),
-        "end_utc": None, "sessions": [], "git": git,
-        "accel": dict(decision.as_dict(), smp=smp, qemu=qemu_bin,
+    params = {"mode": "tbench", "clients": args.clients,
+              "seconds": setup.seconds, "lengths": list(lengths),
+              "perf": args.perf, "perf_events": perf_events}
+    timeout = args.timeout or planmod.default_timeout(
+        mode, setup.seconds, bool(setup.plugin))
+    return {
+        "format": 1, "tool": "bench/run", "created_utc": utc(),
+        "end_utc": None, "sessions": [], "git": hostinfo.git_state(ROOT),
+        "accel": dict(setup.decision.as_dict(), smp=setup.smp, qemu=qemu_bin,
                       memory_mb=qemu.MEMORY_MB,
-                      accel_args=qemu.accel_args(mode, smp),
+                      accel_args=qemu.accel_args(mode, setup.smp),
                       kernel_args_base=qemu.BASE_ARGS),
         "protocol": dict(params, guest_protocol=console.PROTOCOL),
-        "plan": {"profile": args.profile, "boots": boots, "seed": seed,
-                 "labels": labels, "variants": variants,
-                 "aa": args.aa is not None, "twins": list(twins),
-                 "lengths": list(lengths), "runs": len(the_plan),
+        "plan": {"profile": args.profile, "boots": setup.boots,
+                 "seed": setup.seed, "labels": setup.labels,
+                 "variants": variants, "aa": args.aa is not None,
+                 "twins": list(setup.twins), "lengths": list(lengths),
+                 "runs": runs,
                  "order": "shuffled Latin squares per block of rounds",
                  "perturbation": "per round, shared by all variants; "
                  "A/A twins draw their own" if mode == "icount" else "none"},
@@ -174,40 +253,58 @@ def new_session(args, log, builds):
                        "build": builds[v].info} for v in variants},
         "images": {v: {"path": images[v].path, "hash": images[v].hash}
                    for v in variants},
-        "plugin": {"path": plugin, "note": note},
+        "plugin": {"path": setup.plugin, "note": setup.plugin_note},
     }
-    if args.dry_run:
-        shutil.rmtree(tmp)
-        sites = {v: "RESULTS/sites/%s.txt" % v for v in variants} \
-            if plugin else {}
-        return dict(meta=meta, plan=the_plan, pending=the_plan,
-                    next_try={r.index: 1 for r in the_plan}, resdir=None,
-                    images=images, qemu_bin=qemu_bin, sites=sites)
+
+
+def _create(args, meta, the_plan, builds, images, qemu_bin, probe_log):
+    """Make the results dir of a new session: raw/, the probe's console,
+    sites/, plan.csv and meta.json's first version."""
     root = args.results_root or os.path.join(ROOT, "results")
-    resdir = results.ResultsDir.create(_new_dir(root, git["short"]),
-                                       perf_events)
+    resdir = results.ResultsDir.create(
+        _new_dir(root, meta["git"]["short"]),
+        meta["protocol"]["perf_events"])
     if os.path.exists(probe_log):
         # a move, not a rename: the temp dir may be on another filesystem
         shutil.move(probe_log, os.path.join(resdir.raw, "probe-kvm.log"))
-    shutil.rmtree(tmp)
     meta["host"] = hostinfo.host(qemu_bin)
     sites = {}
-    if plugin:
-        try:
-            sites, sizes = _sites(builds, variants,
-                                  os.path.join(resdir.path, "sites"))
-        except counts.PluginError as e:
-            raise Fail(str(e))
-        meta["plugin"]["sites"] = sizes
+    if meta["plugin"]["path"]:
+        sites, meta["plugin"]["sites"] = _sites(
+            builds, meta["plan"]["variants"], resdir)
     planmod.write(the_plan, resdir.plan_csv)
     resdir.write_meta(meta)
-    return dict(meta=meta, plan=the_plan, pending=the_plan,
-                next_try={r.index: 1 for r in the_plan}, resdir=resdir,
-                images=images, qemu_bin=qemu_bin, sites=sites)
+    return Session(meta, the_plan, resdir, images, qemu_bin, sites)
 
 
-def resume_session(args, log, builds):
-    """Reopen args.resume; check that builds and images match its meta."""
+def new_session(args, log, builds):
+    """A new plan: its results dir (none in a dry run) and meta.json."""
+    chosen = _labels(args, builds)
+    variants = chosen[1]
+    images = inputs.read_images(args.initramfs, variants)
+    qemu_bin = qemu.binary()
+    tmp = tempfile.mkdtemp(prefix="jlbench-probe-")
+    try:
+        probe_log = os.path.join(tmp, "probe-kvm.log")
+        decision = _choose_accel(args, log, builds, images, variants,
+                                 qemu_bin, probe_log)
+        setup = _setup(args, log, chosen, decision)
+        the_plan = planmod.make(setup.labels, setup.boots, setup.seed,
+                                perturb=setup.mode == "icount",
+                                lengths=setup.lengths, twins=setup.twins)
+        meta = _meta(args, setup, len(the_plan), builds, images, qemu_bin)
+        if args.dry_run:
+            sites = {v: "RESULTS/sites/%s.txt" % v for v in variants} \
+                if setup.plugin else {}
+            return Session(meta, the_plan, None, images, qemu_bin, sites)
+        return _create(args, meta, the_plan, builds, images, qemu_bin,
+                       probe_log)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _reopen(args, log):
+    """(ResultsDir, meta) of --resume DIR."""
     try:
         resdir, notes = results.ResultsDir.open(args.resume)
     except FileNotFoundError as e:
@@ -215,7 +312,12 @@ def resume_session(args, log, builds):
     for n in notes:
         log.warn(n)
     slurmrun.reopen(resdir, log)
-    meta = resdir.meta()
+    return resdir, resdir.meta()
+
+
+def _same_inputs(args, meta, builds):
+    """The images of --resume; Fail unless kernels and images are the ones
+    the results dir was started with."""
     variants = meta["plan"]["variants"]
     missing = [v for v in variants if v not in builds]
     if missing:
@@ -231,167 +333,47 @@ def resume_session(args, log, builds):
         if images[v].hash != meta["images"][v]["hash"]:
             raise Fail("image for %s has hash %s, but %s was run with %s" % (
                 v, images[v].hash, args.resume, meta["images"][v]["hash"]))
-    mode = meta["accel"]["mode"]
-    if mode == "kvm":
-        usable, _, why = accel.kvm_usable()
-        if not usable:
-            raise Fail("%s was run under kvm, which this host cannot use: %s"
-                       % (args.resume, why))
-    if meta["plugin"]["path"] and not args.dry_run:
-        try:
-            path, note = counts.find(ROOT)
-        except counts.PluginError as e:
-            raise Fail(str(e))
-        if path is None:
-            raise Fail("%s was run with the branch-count plugin: %s" % (
-                args.resume, note))
-        meta["plugin"]["path"] = path
-        try:
-            sites, _ = _sites(builds, variants,
-                              os.path.join(resdir.path, "sites"))
-        except counts.PluginError as e:
-            raise Fail(str(e))
-    else:
-        sites = {}
+    return images
+
+
+def _resume_accel(args, meta):
+    """Fail when the results dir ran under kvm and this host has none."""
+    if meta["accel"]["mode"] != "kvm":
+        return
+    usable, _, why = accel.kvm_usable()
+    if not usable:
+        raise Fail("%s was run under kvm, which this host cannot use: %s"
+                   % (args.resume, why))
+
+
+def _resume_plugin(args, meta, builds, resdir):
+    """The sites files of --resume; meta's plugin path is this host's."""
+    if not meta["plugin"]["path"] or args.dry_run:
+        return {}
+    try:
+        path, note = counts.find(ROOT)
+    except counts.PluginError as e:
+        raise Fail(str(e))
+    if path is None:
+        raise Fail("%s was run with the branch-count plugin: %s" % (
+            args.resume, note))
+    meta["plugin"]["path"] = path
+    return _sites(builds, meta["plan"]["variants"], resdir)[0]
+
+
+def resume_session(args, log, builds):
+    """Reopen args.resume; check that builds and images match its meta."""
+    resdir, meta = _reopen(args, log)
+    images = _same_inputs(args, meta, builds)
+    _resume_accel(args, meta)
+    sites = _resume_plugin(args, meta, builds, resdir)
     the_plan = planmod.read(resdir.plan_csv, meta["protocol"]["seconds"])
     pending, next_try = planmod.progress(the_plan, resdir.rows())
     if args.timeout:
         meta["runner"]["timeout_s"] = args.timeout
     meta["runner"]["retries"] = args.retries
     log.write("resuming %s: %d of %d runs left, accelerator %s"
-              % (args.resume, len(pending), len(the_plan), mode),
-              always=True)
-    return dict(meta=meta, plan=the_plan, pending=pending,
-                next_try=next_try, resdir=resdir, images=images,
-                qemu_bin=qemu.binary(), sites=sites)
-
-
-def _context(s, builds, log, args, stop):
-    meta = s["meta"]
-    return runner.Context(
-        mode=meta["accel"]["mode"], params=meta["protocol"],
-        smp=meta["accel"]["smp"], builds=builds, images=s["images"],
-        resdir=s["resdir"], log=log, plugin=meta["plugin"]["path"],
-        retries=meta["runner"]["retries"],
-        timeout=meta["runner"]["timeout_s"],
-        memory_mb=meta["accel"]["memory_mb"], stop=stop,
-        qemu_bin=s["qemu_bin"], sites=s["sites"])
-
-
-def _resume_hint(args, path):
-    return "finish it with: bench/run --resume %s --builds %s --initramfs %s" \
-        % (path, args.builds, args.initramfs)
-
-
-def main(argv):
-    try:
-        args = cli.parse(argv)
-    except cli.UsageError as e:
-        Log().error("%s (see bench/run --help)" % e)
-        return 2
-    log = Log(quiet=args.quiet)
-    try:
-        builds = inputs.read_builds(args.builds)
-        for b in builds.values():
-            if b.hash_note:
-                log.warn(b.hash_note)
-            if b.arch != "x86_64":
-                raise inputs.InputError(
-                    "%s: %s is an %s build; tbench runs boot x86_64 kernels "
-                    "(boot it in selftest mode with bench/selftest)"
-                    % (args.builds, b.variant, b.arch))
-        if args.executor == "slurm":
-            slurm.preflight(args, builds)
-        s = (resume_session if args.resume else new_session)(args, log,
-                                                             builds)
-    except (Fail, inputs.InputError, ValueError, slurm.SlurmError) as e:
-        log.error(str(e))
-        return 1
-    except KeyboardInterrupt:
-        log.error("interrupted before the first run")
-        return 130
-    meta = s["meta"]
-    flag = []
-
-    def on_signal(signum, frame):
-        flag.append(signum)
-
-    ctx = _context(s, builds, log, args, stop=lambda: bool(flag))
-    mode = meta["accel"]["mode"]
-    jobs, why = parallel.jobs_for(mode, args.jobs)
-    if why:
-        log.warn(why)
-    meta["runner"]["jobs"] = jobs
-    meta["runner"]["executor"] = args.executor
-    plugin = bool(meta["plugin"]["path"])
-    expected = sum(planmod.estimate(mode, r.seconds, plugin)
-                   for r in s["pending"])
-    per_try = expected / max(1, len(s["pending"]))
-    lengths = sorted({r.seconds for r in s["plan"]})
-    log.write("plan: %d runs left of %d (%s mode, %s s tbench, %d clients);"
-              " expected duration %s (%s per run, %d at once)" % (
-                  len(s["pending"]), len(s["plan"]), mode,
-                  ", ".join(map(str, lengths)), meta["protocol"]["clients"],
-                  duration(expected / max(1, min(jobs, len(s["pending"])))),
-                  duration(per_try), jobs),
-              always=True)
-    if args.dry_run:
-        try:
-            runner.dry_run(ctx, meta, s["plan"], s["pending"],
-                           s["next_try"])
-            sys.stdout.flush()
-        except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    resdir = s["resdir"]
-    log.to_file(resdir.log_file)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(resdir.path + "\n")
-    log.info("results dir: %s" % resdir.path)
-    session = {"start_utc": _utc(), "argv": argv, "jobs": jobs,
-               "outcome": "running"}
-    meta["sessions"].append(session)
-    resdir.write_meta(meta)
-    old = {sig: signal.signal(sig, on_signal)
-           for sig in (signal.SIGINT, signal.SIGTERM)}
-    status = 0
-    try:
-        if args.executor == "slurm":
-            gave_up = slurmrun.run_plan(ctx, s["pending"], s["next_try"],
-                                        len(s["plan"]), per_try, args)
-        else:
-            gave_up = runner.run_plan(ctx, s["pending"], s["next_try"],
-                                      len(s["plan"]), per_try, jobs)
-        if gave_up:
-            session["outcome"] = "%d runs failed all tries" % len(gave_up)
-            log.error("%s; %s" % (session["outcome"],
-                                  _resume_hint(args, resdir.path)))
-            status = 1
-        else:
-            session["outcome"] = "complete"
-    except runner.Interrupted:
-        log.done()
-        session["outcome"] = "interrupted"
-        log.error("interrupted: the tries in flight were discarded, "
-                  "finished runs are kept; %s"
-                  % _resume_hint(args, resdir.path))
-        status = 130
-    except RuntimeError as e:
-        session["outcome"] = "stopped: %s" % e
-        log.error("%s; %s" % (e, _resume_hint(args, resdir.path)))
-        status = 1
-    finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-        session["end_utc"] = meta["end_utc"] = _utc()
-        resdir.write_meta(meta)
-    rows = resdir.rows()
-    ok = sum(1 for r in rows if r["status"] == "ok")
-    log.write("%d runs ok, %d failed tries; results in %s" % (
-        ok, len(rows) - ok, resdir.path), always=True)
-    return status
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+              % (args.resume, len(pending), len(the_plan),
+                 meta["accel"]["mode"]), always=True)
+    return Session(meta, the_plan, resdir, images, qemu.binary(), sites,
+                   pending, next_try)

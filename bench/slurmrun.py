@@ -28,7 +28,7 @@ runs' tries as Slurm array tasks (bench/slurm.py, bench/slurmtask.py):
 import os
 import time
 
-from bench import runner, slurm, slurmtask
+from bench import boot, runner, slurm, slurmtask
 from bench.log import duration
 
 
@@ -82,8 +82,7 @@ class _Plan:
         self.gone = {}          # (job, task) -> (when, job_info)
         self.unsettled = {r.index for r in pending}
         self.jobs = []
-        self.gave_up = []
-        self.in_a_row = 0
+        self.streak = runner.Streak(ctx.retries)
         self.script = slurm.write_script(self.path)
         names = os.listdir(slurmtask.folder(self.path))
         self.number = sum(1 for n in names if n.startswith("submit-"))
@@ -117,20 +116,13 @@ class _Plan:
         else:
             self.prog.finish(run, {"wall_seconds": 0, "status": "failed"},
                              last)
-        if ok:
-            self.unsettled.discard(run.index)
-            self.in_a_row = 0
-        elif not last:
+        if not ok and not last:
             self.todo.append((run, t + 1))
-        else:
-            self.unsettled.discard(run.index)
-            self.gave_up.append(run)
-            self.in_a_row += 1
-            if self.in_a_row >= runner.ABORT_AFTER:
-                raise RuntimeError(
-                    "%d runs in a row failed all %d tries; stopping (see the "
-                    "reasons above and the raw logs)" % (
-                        self.in_a_row, self.ctx.retries + 1))
+            return
+        self.unsettled.discard(run.index)
+        self.streak.settled(run, boot.Settled(ok, row))
+        if self.streak.aborted:
+            raise self.streak.error()
 
     def rows(self):
         """Book the tries whose row files appeared."""
@@ -236,4 +228,4 @@ def run_plan(ctx, pending, next_try, total, estimate, args):
     finally:
         slurmtask.merge(ctx.resdir)
         ctx.log.done()
-    return sorted(p.gave_up, key=lambda r: r.index)
+    return sorted(p.streak.gave_up, key=lambda r: r.index)
