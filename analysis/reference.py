@@ -19,7 +19,6 @@ KERNELS_2011 = [("jump-label", 815.6, "jump labels"),
 ORDER = tuple(v for v, _, _ in KERNELS_2011)
 MBPS_2011 = {v: mbps for v, mbps, _ in KERNELS_2011}
 RUNS_2011 = 5
-CLIENTS_2011 = 20
 
 
 def pct_2011(variant):

@@ -45,8 +45,8 @@ def find(root, run=subprocess.run):
 def sites_file(root, build_dir, out_path, run=subprocess.run):
     """Write the static-key sites (jump table code addresses) of a build.
 
-    Returns (path, n): path is None when the build has no jump table (the
-    atomic-read and plain-read kernels): the plugin then reports
+    Returns (path, n): path is None when the build has no jump table (a
+    kernel without jump labels): the plugin then reports
     site_execs=not-counted rather than a count over an empty set.
     """
     tool = os.path.join(root, "bench", "plugin", "jump-sites")
