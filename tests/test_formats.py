@@ -92,3 +92,21 @@ def test_runs_csv_headers_are_the_schemas(tmp_path):
         want += [c for c in cols if c.startswith("perf_")]
         assert cols == want + schema.PLUGIN_COLUMNS, path
         assert header(path.parent / "samples.csv") == schema.SAMPLE_COLUMNS
+
+
+def listed(text, start, columns):
+    """The columns named (in backticks) in the FORMATS.md item that begins
+    with start, in their first order."""
+    item = text.split(start, 1)[1].split("\n- ", 1)[0]
+    names = [t for t in re.findall(r"`([a-z_0-9]+)`", item)
+             if t in columns]
+    return list(dict.fromkeys(names))
+
+
+def test_formats_md_lists_the_analysis_outputs_columns():
+    from analysis import history, summarize
+    text = FORMATS.read_text()
+    assert listed(text, "- `summary.csv` (in the results dir)",
+                  summarize.SUMMARY_COLUMNS) == summarize.SUMMARY_COLUMNS
+    assert listed(text, "- `history.csv` (in the results dir's parent",
+                  history.COLUMNS) == history.COLUMNS
