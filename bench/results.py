@@ -170,8 +170,11 @@ class ResultsDir:
         lines = []
         values = [(x, 1) for x in warmup] + [(x, 0) for x in measured]
         for second, (x, is_warmup) in enumerate(values, 1):
-            lines.append(_csv_line([run.index, run.variant, run.label,
-                                    second, x, is_warmup]))
+            cells = {"index": run.index, "variant": run.variant,
+                     "label": run.label, "second": second,
+                     "throughput_mbps": x, "warmup": is_warmup}
+            lines.append(_csv_line([cells[c]
+                                    for c in schema.SAMPLE_COLUMNS]))
         if lines:
             _append(self.samples_csv, "".join(lines))
 
