@@ -7,10 +7,8 @@ independent samples, so the comparison is unpaired.
 """
 from analysis import fmt as F
 from analysis import metrics, reference, stats
-from analysis.load import counter_columns, split_counter
-
-COUNTERS = ["kernel_branches", "kernel_insns", "user_branches",
-            "user_insns", "perf_branches", "perf_instructions"]
+from analysis.load import split_counter
+from bench import schema
 
 
 def values(res, label, metric):
@@ -48,17 +46,16 @@ def rows(old, new):
     """Table rows: metric, label, old, new, delta [CI], p, n, marker."""
     labels = reference.label_order(
         [lab for lab in old.runs["label"] if lab in set(new.runs["label"])])
-    cols_old = set(counter_columns(old.runs.columns))
-    cols_new = set(counter_columns(new.runs.columns))
+    cols_old = set(schema.counter_columns(old.runs.columns))
+    counters = [c for c in schema.counter_columns(new.runs.columns)
+                if c in cols_old]
     out = []
     mode = _mode(new)
-    head = metrics.headline(mode) if mode in metrics.HEADLINE \
+    head = metrics.headline(mode) if mode in schema.MODE \
         else "throughput_mbps"
-    names = [head] + [m for m in metrics.METRICS if m != head] + COUNTERS
+    names = [head] + [m for m in metrics.names() if m != head] + counters
     for metric in names:
-        thr = metric in metrics.METRICS
-        if not thr and not (metric in cols_old and metric in cols_new):
-            continue
+        thr = metric in schema.THROUGHPUT
         name = metric if not thr else metric + (
             " (headline)" if metric == head else "")
         name = name if thr else metric + "/op"

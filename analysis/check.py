@@ -26,8 +26,7 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
-from analysis.load import TEXT_VALUES, counter_columns  # noqa: E402
-from bench import rawtry, results  # noqa: E402
+from bench import rawtry, schema  # noqa: E402
 
 # How QEMU ended is known only to the runner: the phrase a re-derived
 # reason gets in its place.
@@ -117,7 +116,7 @@ def _show(x):
 def _problem(value, texts_ok):
     """Why a figure cell cannot be used ("" when it can)."""
     value = _text(value)
-    if value == "" or (texts_ok and value in TEXT_VALUES):
+    if value == "" or (texts_ok and value in schema.NOT_MEASURED):
         return ""
     x = _float(value)
     if x is None:
@@ -179,7 +178,8 @@ def check_raw(path):
         return chk
     events = [c[len("perf_"):] for c in header if c.startswith("perf_")]
     ctx = {"compared": [c for c in rawtry.columns(events) if c in header],
-           "events": events, "counters": set(counter_columns(header)),
+           "events": events,
+           "counters": set(schema.counter_columns(header)),
            "plugin": _meta_plugin(path),
            "any_manifest": any(n.endswith(rawtry.MANIFEST) for n in
                                _listdir(os.path.join(path, "raw")))}
@@ -262,7 +262,7 @@ def _check_row(chk, r, ctx):
             continue
         why = _problem(r.row[c], c in ctx["counters"]) \
             if r.ok and c not in ("status", "reason") else ""
-        src = r.rel + ".counts" if c in results.PLUGIN_COLUMNS else r.log
+        src = r.rel + ".counts" if c in schema.PLUGIN_COLUMNS else r.log
         if not _same(r.row[c], got.cells.get(c)):
             r.add(chk, c, r.row[c], src, got.cells.get(c),
                   "%s is %s%s, but %s gives %s"
@@ -330,7 +330,7 @@ def _per_label_values(ok):
     """{metric: values of the ok runs} for the outlier rule."""
     out = {"throughput_mbps": ok["throughput_mbps"].astype(float),
            "ops": ok["ops"].astype(float)}
-    for c in counter_columns(ok.columns):
+    for c in schema.counter_columns(ok.columns):
         out[c + "_per_op"] = pd.to_numeric(ok[c].astype(str).str.strip(),
                                            errors="coerce") / ok["ops"]
     return out

@@ -41,7 +41,7 @@ def table(st):
     for entry in st["convergence"]:
         by_metric = {m["metric"]: m for m in entry["metrics"]}
         cells = {}
-        for name in metrics.METRICS:
+        for name in metrics.names():
             for c in by_metric[name]["comparisons"]:
                 if c["group"] != "main":
                     continue
@@ -53,10 +53,10 @@ def table(st):
                  .values()), default=0)
         rows.append((entry["seconds"], n, cells))
     order = reference.label_order([lab for lab, _ in pairs])
-    names = list(metrics.METRICS)
+    names = metrics.names()
     pairs.sort(key=lambda k: (order.index(k[0]), names.index(k[1])))
     header = ["s per run", "seeds"] + [
-        "`%s` %s" % (lab, metrics.METRICS[name]["unit"])
+        "`%s` %s" % (lab, metrics.unit(name))
         for lab, name in pairs]
     body = [[s, n] + [cells.get(k, "n/a") for k in pairs]
             for s, n, cells in rows]

@@ -2,20 +2,7 @@
 host and protocol, confounds, method. Values come from the results dir."""
 from analysis import fmt as F
 from analysis import reference
-
-MODE_WHAT = {
-    "icount": "QEMU TCG with `-icount`, where throughput is measured in "
-              "guest time and every instruction costs the same: a "
-              "deterministic model of instruction-path length, not hardware "
-              "throughput",
-    "tcg": "QEMU TCG (emulation) timed by the wall clock: noisy, not "
-           "hardware throughput",
-    "kvm": "KVM on real hardware: hardware throughput",
-    "kvm-nested": "KVM nested inside an emulated machine (QEMU TCG with "
-                  "SVM, meta.json `host.nested`), timed by the wall clock: "
-                  "a functional run of the kvm path whose figures are not "
-                  "hardware throughput and compare with nothing",
-}
+from bench import schema
 
 
 def nested(meta):
@@ -28,8 +15,12 @@ def nested(meta):
 def mode_key(st):
     """The key of a mode's texts: the mode, or kvm-nested for kvm runs on
     an emulated host (render() sets st["nested"] from meta.json)."""
-    return "kvm-nested" if st["mode"] == "kvm" and st.get("nested") \
-        else st["mode"]
+    return schema.mode_key(st["mode"], st.get("nested"))
+
+
+def mode(st):
+    """The bench/schema.py Mode of a stats dict: every text about it."""
+    return schema.MODE[mode_key(st)]
 
 
 def proto(meta, key, default=""):
@@ -54,7 +45,7 @@ def intro(st, res, rel):
             F.pct(reference.pct_2011("jump-label")).lstrip("+"),
             " with %s clients" % clients if clients != "" else "",
             " for %s s" % seconds if seconds != "" else "",
-            MODE_WHAT[mode_key(st)]),
+            mode(st).what),
         "",
         "Run [`%s`](%s): %s, git commit `%s`%s, from %s to %s." % (
             st["run_id"], rel, runs, git.get("commit", "unknown"),
@@ -83,29 +74,40 @@ def config_note(res):
     return []
 
 
+# Counters per op whose difference between a kernel without static-key
+# sites and one with them is set against the latter's site executions.
+SITE_COUNTERS = ("kernel_insns", "kernel_branches")
+
+
 def site_explanation(st):
-    """Site executions per op x instructions per site vs the measured
-    difference in instructions and branches per op (issue 8)."""
+    """Per main label that executed static-key sites (the plugin counts
+    them in jump-label kernels only): its site executions per op, and how
+    many more kernel instructions and branches per op each main label
+    without sites ran, per site execution."""
     get = {}
     for m in st["metrics"]:
         get[m["metric"]] = {k: d["mean"] for k, d in m["per_label"].items()}
-    sites = get.get("site_execs_per_op", {}).get("jump-label")
-    if F.missing(sites) or not sites:
-        return []
-    out = ["", "`jump-label` executed %s static-key sites per operation."
-           % F.val(sites)]
-    for name, what in (("kernel_insns_per_op", "kernel instructions"),
-                       ("kernel_branches_per_op",
-                        "kernel conditional branches")):
-        vals = get.get(name, {})
-        for other in ("atomic-read", "plain-read"):
-            a, j = vals.get(other), vals.get("jump-label")
-            if F.missing(a) or F.missing(j):
-                continue
-            d = a - j
-            out.append("`%s` ran %s more %s per operation than `jump-label`:"
-                       " %s per site execution." % (
-                           other, F.val(d), what, F.val(d / sites, 3)))
+    execs = get.get("site_execs_per_op", {})
+    main = st["groups"]["main"]
+    with_sites = [lab for lab in main
+                  if not F.missing(execs.get(lab)) and execs.get(lab)]
+    out = []
+    for lab in with_sites:
+        sites = execs[lab]
+        out += ["", "`%s` executed %s static-key sites per operation."
+                % (lab, F.val(sites))]
+        for col in SITE_COUNTERS:
+            vals = get.get(col + "_per_op", {})
+            what = "kernel " + schema.counter(col).unit
+            for other in [o for o in main if o not in with_sites]:
+                a, j = vals.get(other), vals.get(lab)
+                if F.missing(a) or F.missing(j):
+                    continue
+                d = a - j
+                out.append("`%s` ran %s more %s per operation than `%s`:"
+                           " %s per site execution." % (
+                               other, F.val(d), what, lab,
+                               F.val(d / sites, 3)))
     return out
 
 
@@ -174,7 +176,6 @@ COUNT_LABELS = {
     "count.on_insns_per_iter": "instructions per iteration, key on",
     "count.note": "why a count per iteration is missing",
 }
-COUNT_BASELINE = "atomic-read"
 
 
 def _counted(df, variant, name):
@@ -198,15 +199,15 @@ def count_note(df):
            "exact, the call and the loop's entry cancelling. "
            "`not-counted`: no plugin (kvm, tcg) or no clean region; "
            "`not-exact`: the difference was not a whole multiple of n.")
-    base = _counted(df, COUNT_BASELINE, "count.off_branches_per_iter")
+    base = _counted(df, reference.BASELINE, "count.off_branches_per_iter")
     diffs = []
     for v in reference.label_order(df["variant"]):
         mine = _counted(df, v, "count.off_branches_per_iter")
-        if v != COUNT_BASELINE and base is not None and mine is not None:
+        if v != reference.BASELINE and base is not None and mine is not None:
             diffs.append("`%s` %+d" % (v, mine - base))
     if diffs:
         out += (" With the key off, conditional branches per iteration "
-                "against `%s`: %s." % (COUNT_BASELINE, ", ".join(diffs)))
+                "against `%s`: %s." % (reference.BASELINE, ", ".join(diffs)))
     return out
 
 
@@ -344,26 +345,11 @@ CONFOUNDS = [
     "per-second samples inside a run are not independent and are not used "
     "as samples.",
 ]
-MODE_CONFOUND = {
-    "icount": "icount: every guest instruction costs the same guest time, "
-              "so throughput here measures instruction-path length only; "
-              "branch prediction, caches and pipelines, where jump labels "
-              "also help on hardware, are not modelled.",
-    "tcg": "tcg: wall-clock time of an emulator is dominated by translation "
-           "and host noise; effects of a few per cent are hard to resolve.",
-    "kvm": "kvm: hardware figures include host noise (frequency scaling, "
-           "other load); see steal time and drift.",
-    "kvm-nested": "kvm, nested: the KVM host was itself emulated (QEMU "
-                  "TCG), so every figure mixes emulation, nested "
-                  "virtualisation exits and host noise; they are not "
-                  "hardware throughput and not comparable with 2011's or "
-                  "any other run's.",
-}
 
 
 def confounds(st):
     return "\n".join("- " + c for c in
-                     CONFOUNDS + [MODE_CONFOUND[mode_key(st)]])
+                     CONFOUNDS + [mode(st).confound])
 
 
 def method(st):

@@ -43,7 +43,7 @@ def rows(st, meta, builds):
     """History rows of one analysed run: its throughput metrics."""
     out = []
     for m in st["metrics"]:
-        if m["metric"] in metrics.METRICS:
+        if m["metric"] in metrics.names():
             out += _metric_rows(st, meta, builds, m)
     return pd.DataFrame(out, columns=COLUMNS)
 

@@ -15,8 +15,7 @@ nothing here applies).
   Mixed QEMU versions get the same warning as under icount.
 """
 from analysis import fmt as F
-
-WALL_CLOCK_MODES = ("kvm", "tcg")
+from bench import schema
 
 
 def _values(ok, column):
@@ -43,7 +42,7 @@ def check(runs, mode, warnings):
     warning when the runs mix QEMU versions."""
     ok = runs[runs["status"] == "ok"]
     hosts = _values(ok, "host")
-    if mode in WALL_CLOCK_MODES and len(hosts) > 1:
+    if schema.MODE[mode].wall_clock and len(hosts) > 1:
         raise ValueError(
             "the ok runs of this %s dir come from %d hosts (%s): %s figures "
             "are the machine's, so jlbench does not compare them across "

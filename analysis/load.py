@@ -14,20 +14,7 @@ import time
 
 import pandas as pd
 
-RUN_COLUMNS = [
-    "index", "round", "position", "variant", "label", "mode", "perturb_seed",
-    "try", "kernel_hash", "image_hash", "status", "reason", "throughput_mbps",
-    "max_latency_ms", "ops", "boot_seconds", "wall_seconds", "steal_ticks",
-    "idle_ticks", "irq_ticks", "softirq_ticks", "total_ticks"]
-NUMERIC_COLUMNS = [
-    "index", "round", "position", "try", "throughput_mbps", "max_latency_ms",
-    "ops", "boot_seconds", "wall_seconds", "steal_ticks", "idle_ticks",
-    "irq_ticks", "softirq_ticks", "total_ticks"]
-PLUGIN_COLUMNS = ["kernel_insns", "user_insns", "kernel_branches",
-                  "user_branches", "site_execs"]
-SAMPLE_COLUMNS = ["index", "variant", "second", "throughput_mbps", "warmup"]
-TEXT_VALUES = ("not-supported", "not-counted")
-MODES = ("kvm", "tcg", "icount")
+from bench import schema
 
 
 class FormatError(Exception):
@@ -40,12 +27,6 @@ def log(stage, msg):
                                       stage, msg))
 
 
-def counter_columns(columns):
-    """The counter columns present: perf_<event> and the plugin counts."""
-    return ([c for c in columns if c.startswith("perf_")]
-            + [c for c in PLUGIN_COLUMNS if c in columns])
-
-
 def read_runs(path, drop_lines=()):
     """runs.csv as a DataFrame; counter columns stay text (see split_counter).
     drop_lines: file lines (the header is line 1) left out."""
@@ -56,16 +37,18 @@ def read_runs(path, drop_lines=()):
         raise FormatError("cannot read %s: %s" % (path, e))
     df = df.drop(index=[n - 2 for n in drop_lines if 0 <= n - 2 < len(df)]) \
         .reset_index(drop=True)
-    missing = [c for c in RUN_COLUMNS if c not in df.columns]
+    missing = [c for c in schema.required_columns()
+               if c not in df.columns]
     if missing:
         raise FormatError("%s lacks columns %s (see bench/FORMATS.md)"
                           % (path, ", ".join(missing)))
     if df.empty:
         raise FormatError("%s has no runs" % path)
-    for c in NUMERIC_COLUMNS:
-        df[c] = pd.to_numeric(df[c].str.strip(), errors="coerce")
+    for c in schema.numeric_columns():
+        if c in df.columns:
+            df[c] = pd.to_numeric(df[c].str.strip(), errors="coerce")
     df["label"] = df["label"].where(df["label"] != "", df["variant"])
-    bad = sorted(set(df["mode"]) - set(MODES))
+    bad = sorted(set(df["mode"]) - set(schema.RUN_MODES))
     if bad:
         raise FormatError("%s: unknown mode %s" % (path, ", ".join(bad)))
     bad = sorted(set(df["status"]) - {"ok", "failed"})
@@ -86,13 +69,14 @@ def split_counter(series):
     not-supported / not-counted stay text, never 0.
     """
     s = series.astype(str).str.strip()
-    texts = set(s[s.isin(TEXT_VALUES)])
-    other = s[(s != "") & ~s.isin(TEXT_VALUES)]
-    num = pd.to_numeric(s.where(~s.isin(TEXT_VALUES) & (s != "")),
-                        errors="coerce")
+    text = s.isin(schema.NOT_MEASURED)
+    texts = set(s[text])
+    other = s[(s != "") & ~text]
+    num = pd.to_numeric(s.where(~text & (s != "")), errors="coerce")
     if num[other.index].isna().any():
         raise FormatError("counter %s has values that are neither integers"
-                          " nor %s" % (series.name, "/".join(TEXT_VALUES)))
+                          " nor %s" % (series.name,
+                                       "/".join(schema.NOT_MEASURED)))
     return num, texts
 
 
@@ -101,8 +85,8 @@ def run_seconds(runs, meta):
     before that column, meta.json's protocol.seconds."""
     default = (meta.get("protocol") or {}).get("seconds")
     col = runs["seconds"] if "seconds" in runs.columns \
-        else pd.Series("", index=runs.index)
-    out = pd.to_numeric(col.astype(str).str.strip(), errors="coerce")
+        else pd.Series(float("nan"), index=runs.index)
+    out = pd.to_numeric(col, errors="coerce")
     return out.fillna(float(default) if default else float("nan"))
 
 
@@ -111,7 +95,7 @@ def read_samples(path):
     if not os.path.exists(path):
         return None
     df = pd.read_csv(path)
-    missing = [c for c in SAMPLE_COLUMNS if c not in df.columns]
+    missing = [c for c in schema.SAMPLE_COLUMNS if c not in df.columns]
     if missing:
         raise FormatError("%s lacks columns %s" % (path, ", ".join(missing)))
     df["warmup"] = df["warmup"].astype(str).str.lower().isin(

@@ -12,37 +12,38 @@ Every metric is a per-run figure, higher is better:
 
 The headline metric is the one the verdict, the first table and the first
 plot use: operations per second under icount; MB/s on kvm and tcg, as in
-2011, with operations per second beside it.
+2011, with operations per second beside it (bench/schema.py MODES, with
+the metrics' names and units).
 """
 
-METRICS = {
-    "ops_per_s": {"name": "tbench operations per second", "unit": "ops/s",
-                  "short": "ops/s"},
-    "throughput_mbps": {"name": "tbench throughput", "unit": "MB/s",
-                        "short": "MB/s"},
-}
-HEADLINE = {"icount": "ops_per_s", "tcg": "throughput_mbps",
-            "kvm": "throughput_mbps"}
-WHY = {
-    "icount": "Under icount the headline is operations per guest second: "
-              "a run covers under 2% of tbench's loadfile, so its MB/s "
-              "depends on where in the loadfile its window falls (see "
-              "\"MB/s explained\").",
-    "tcg": "The headline is tbench's MB/s, as in 2011; operations per "
-           "second are shown beside it.",
-    "kvm": "The headline is tbench's MB/s, as in 2011; operations per "
-           "second are shown beside it.",
-}
+from bench import schema
+
+
+def names():
+    """The throughput metrics (bench/schema.py), in their order."""
+    return list(schema.THROUGHPUT)
 
 
 def headline(mode):
     """The metric that answers the question in this accelerator mode."""
-    return HEADLINE[mode]
+    return schema.MODE[mode].headline
 
 
 def other(mode):
     """The throughput metric shown beside the headline."""
-    return next(m for m in METRICS if m != HEADLINE[mode])
+    return next(m for m in schema.THROUGHPUT if m != headline(mode))
+
+
+def title(name, default=None):
+    """What a throughput metric is, in words."""
+    m = schema.THROUGHPUT.get(name)
+    return m.title if m else (name if default is None else default)
+
+
+def unit(name):
+    """The unit of a throughput metric (its name for other metrics)."""
+    m = schema.THROUGHPUT.get(name)
+    return m.unit if m else name
 
 
 def ops_per_s(runs):

@@ -12,24 +12,17 @@ from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
                            metric, unit)
 from analysis.verdict import answer, nested, verdicts
 from analysis import hosts
+from bench import schema
 
-COUNTER_NAMES = {
-    "kernel_branches": "kernel conditional branches (TCG plugin)",
-    "user_branches": "user conditional branches (TCG plugin)",
-    "kernel_insns": "kernel instructions (TCG plugin)",
-    "user_insns": "user instructions (TCG plugin)",
-    "site_execs": "static-key site executions (TCG plugin)",
-}
-BRANCH_COUNTERS = ("kernel_branches", "user_branches", "perf_branches",
-                   "perf_branch_misses")
+VS_BASE = "% change vs " + reference.BASELINE
 PLOTS = [
-    ("pct_change", "% change vs atomic-read with 95% CI, and 2011's values"),
+    ("pct_change", VS_BASE + " with 95% CI, and 2011's values"),
     ("throughput", "Throughput of every run, mean and 95% CI"),
     ("traces", "Per-second throughput of every run (warm-up marked)"),
     ("drift", "Run order vs throughput (drift)"),
     ("branches", "Branches and instructions per tbench operation"),
-    ("history", "% change vs atomic-read across analysed runs (commits)"),
-    ("convergence", "% change vs atomic-read by run length"),
+    ("history", VS_BASE + " across analysed runs (commits)"),
+    ("convergence", VS_BASE + " by run length"),
 ]
 
 
@@ -78,7 +71,7 @@ def table_2011(st, res):
     if side:
         header.append("%s vs atomic [95%% CI]" % unit(side["metric"]))
     out = [head(st, "%s, tbench%s, 2011 vs here" % (
-        metrics.METRICS.get(name, {}).get("name", name),
+        metrics.title(name),
         " %s clients" % clients if clients != "" else "")),
            "", F.table(header, rows), "",
            "2011: %s. Its MB/s come from other hardware and are not "
@@ -188,9 +181,10 @@ def counters(st):
             continue
         measured = any(not F.missing(d["mean"])
                        for d in m["per_label"].values())
-        branches = branches or (col in BRANCH_COUNTERS and measured)
+        what = schema.counter(col)
+        branches = branches or (what.branches and measured)
         comps = comparisons(m, "main")
-        name = COUNTER_NAMES.get(col, "perf %s" % col[len("perf_"):])
+        name = what.name
         rows.append([name] + [counter_cell(m["per_label"][lab],
                                            comps.get(lab)) for lab in main])
     out = [head(st, "Per tbench operation (counts / ops), %% vs %s"
@@ -250,7 +244,7 @@ def render(res, st, out_path, plots_dir):
     st = dict(st, nested=facts.nested(res.meta))
     first = plots(plots_dir, out_dir, res.run_id)
     if first and first[0].startswith("- "):
-        first = ["![%s](%s)" % ("% change vs atomic-read", os.path.relpath(
+        first = ["![%s](%s)" % (VS_BASE, os.path.relpath(
             os.path.join(plots_dir, "pct_change.svg"), out_dir)), ""] + first
     parts = [
         "# jlbench: jump labels vs atomic reads vs plain reads, tbench",

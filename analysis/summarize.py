@@ -12,20 +12,11 @@ import numpy as np
 import pandas as pd
 
 from analysis import explain, facts, hosts, metrics, reference, stats
-from analysis.load import counter_columns, split_counter
+from analysis.load import split_counter
+from bench import schema
 
 STEAL_WARN_PCT = 1.0
 MIN_RUNS_2011 = reference.RUNS_2011
-MODE_TEXT = {
-    "icount": "QEMU TCG with -icount: a deterministic instruction-path model "
-              "in guest time, not hardware throughput",
-    "tcg": "QEMU TCG: emulated wall-clock time, noisy, not hardware "
-           "throughput",
-    "kvm": "KVM: hardware throughput",
-    "kvm-nested": "KVM inside an emulated machine (QEMU TCG, meta.json "
-                  "host.nested): wall-clock figures of emulation, not "
-                  "hardware throughput",
-}
 METHODS = {
     "unit": "one boot (ok run); in icount mode one perturbation seed",
     "ci_mean": "t-based 95% CI of the mean",
@@ -48,10 +39,9 @@ SUMMARY_COLUMNS = [
     "marker", "mde_pct"]
 
 
-# Per-run figures compared as they are (analysis/metrics.py: which one is
-# the headline). `ops` is the number of tbench operations completed in the
-# measured phase, `ops_per_s` the same per second of it.
-RAW_METRICS = ("ops_per_s", "throughput_mbps", "max_latency_ms", "ops")
+# Per-run figures compared as they are (bench/schema.py METRICS;
+# analysis/metrics.py: which one is the headline).
+RAW_METRICS = tuple(m.name for m in schema.METRICS)
 
 
 def _groups(runs):
@@ -250,7 +240,7 @@ def _convergence(runs, mode, groups, lengths):
         scratch = []
         out.append({"seconds": seconds, "metrics": [
             _metric(sub, mode, m, present, infos, scratch)
-            for m in metrics.METRICS]})
+            for m in metrics.names()]})
     return out
 
 
@@ -281,9 +271,9 @@ def summarize(res, loadfile=None):
     if main and reference.BASELINE not in main:
         warnings.append("no %s runs: no comparisons against the baseline"
                         % reference.BASELINE)
-    names = [m for m in RAW_METRICS if m in runs.columns
-             or m == "ops_per_s"] + [
-        c + "_per_op" for c in counter_columns(runs.columns)]
+    names = [m.name for m in schema.METRICS if m.derived
+             or m.name in runs.columns] + [
+        c + "_per_op" for c in schema.counter_columns(runs.columns)]
     out_metrics = [_metric(runs, mode, m, groups, infos, warnings, headline)
                    for m in names]
     ok = runs[runs["status"] == "ok"]
@@ -292,9 +282,10 @@ def summarize(res, loadfile=None):
     return {
         "schema": 2, "run_id": res.run_id, "mode": mode,
         "nested": facts.nested(res.meta),
-        "mode_description": MODE_TEXT[facts.mode_key(
-            {"mode": mode, "nested": facts.nested(res.meta)})],
-        "headline": headline, "headline_why": metrics.WHY[mode],
+        "mode_description": schema.MODE[schema.mode_key(
+            mode, facts.nested(res.meta))].description,
+        "headline": headline,
+        "headline_why": schema.MODE[mode].headline_why,
         "lengths": lengths, "seconds": max(lengths) if lengths else None,
         "convergence": _convergence(all_runs, mode, groups, lengths)
         if len(lengths) > 1 else [],

@@ -2,8 +2,7 @@
 and the A/A noise floor, in the headline metric of the mode."""
 from analysis import facts, metrics, reference
 from analysis import fmt as F
-from analysis.view import (AA_ONLY, MODE_HEAD, comparisons, headline, metric,
-                           unit)
+from analysis.view import AA_ONLY, comparisons, headline, metric, unit
 
 
 def verdict(c, name="throughput_mbps"):
@@ -36,22 +35,6 @@ def verdict(c, name="throughput_mbps"):
             "above" if eff > hi else "below")
         line += "; 2011's %s lies %s this CI" % (F.pct(eff), where)
     return line + "."
-
-
-WHAT_MODE_SEES = {
-    "icount": "This mode sees the instructions each static-key check "
-              "executes (every guest instruction costs the same guest time); "
-              "it cannot see branch prediction, caches or pipelines, where "
-              "jump labels also help on hardware.",
-    "tcg": "This mode times an emulator by the wall clock: it mixes the "
-           "guest's work with translation and host noise (10-14% between "
-           "boots here), and sees no hardware effects of the guest's code.",
-    "kvm": "This mode runs the guest on the host's CPU: its figures include "
-           "branch prediction and caches, and the host's own noise.",
-    "kvm-nested": "This run's KVM host was itself an emulated machine "
-                  "(QEMU TCG): the guest's code was emulated, so its "
-                  "figures show no hardware effect of jump labels.",
-}
 
 
 def _effect(c, noun):
@@ -88,7 +71,7 @@ def answer(st):
     """The first lines of the report: the question answered in words."""
     if nested(st):
         return "**Answer.** %s\n\n%s" % (
-            NESTED, WHAT_MODE_SEES["kvm-nested"])
+            NESTED, facts.mode(st).sees)
     name = headline(st)
     hm = metric(st, name)
     if hm is None or not st["groups"]["main"]:
@@ -96,39 +79,36 @@ def answer(st):
     comps = comparisons(hm, "main")
     noun = "tbench operations per second" if name == "ops_per_s" \
         else "tbench throughput (MB/s)"
-    parts = []
-    for label, what in (("jump-label", "jump labels"),
-                        ("plain-read", "plain reads")):
-        c = comps.get(label)
-        if c:
-            parts.append((what, c))
+    parts = [(reference.words(lab), comps[lab]) for lab in
+             st["groups"]["main"] if lab in comps]
     if not parts:
         return "No comparison against %s in this run." % reference.BASELINE
     n = parts[0][1]["n"]
     unit_n = "seeds" if parts[0][1]["paired"] else "runs each"
-    lines = ["**Answer.** On Linux 6.1, in %s mode, %s %s atomic-read "
+    first = parts[0][1]
+    lines = ["**Answer.** On Linux 6.1, in %s mode, %s %s %s "
              "static keys (%s %s, %d %s)" % (
-                 facts.mode_key(st), parts[0][0], _effect(parts[0][1], noun),
-                 parts[0][1]["test_t"], F.p_is(parts[0][1]["p_t"]), n,
-                 unit_n)]
+                 facts.mode_key(st), parts[0][0], _effect(first, noun),
+                 first["baseline"], first["test_t"], F.p_is(first["p_t"]),
+                 n, unit_n)]
     for what, c in parts[1:]:
         lines[0] += "; %s %s (%s)" % (what, F.pct_ci(c), F.p_is(c["p_t"]))
-    lines[0] += (". 2011 measured %s and %s MB/s on hardware." % (
-        F.pct(reference.pct_2011("jump-label")),
-        F.pct(reference.pct_2011("plain-read"))))
+    lines[0] += ". 2011 measured %s MB/s on hardware." % " and ".join(
+        F.pct(reference.pct_2011(v)) for v in reference.ORDER
+        if v != reference.BASELINE)
     lines.append("")
-    lines.append(WHAT_MODE_SEES[facts.mode_key(st)] + " " + st.get(
+    lines.append(facts.mode(st).sees + " " + st.get(
         "headline_why", ""))
     side = metric(st, metrics.other(st["mode"])) if "headline" in st \
         else None
     if side:
-        sc = comparisons(side, "main").get("jump-label")
+        sc = comparisons(side, "main").get(first["label"])
         if sc:
-            line = "tbench's %s: jump-label %s vs atomic-read (%s %s)" % (
-                unit(side["metric"]), F.pct_ci(sc), F.p_is(sc["p_t"]),
-                sc["marker"])
+            line = "tbench's %s: %s %s vs %s (%s %s)" % (
+                unit(side["metric"]), sc["label"], F.pct_ci(sc),
+                sc["baseline"], F.p_is(sc["p_t"]), sc["marker"])
             ex = (st.get("mbps_explained") or {}).get("comparisons", {})
-            pc = (ex.get("jump-label") or {}).get("predicted_mbps")
+            pc = (ex.get(sc["label"]) or {}).get("predicted_mbps")
             if side["metric"] == "throughput_mbps" and pc:
                 line += "; loadfile position predicts %s (see \"MB/s " \
                         "explained\")" % F.pct_ci(pc)
@@ -147,7 +127,7 @@ def aa_line(st, c):
         text += " on perturbation seeds of its own"
     text += "): "
     cells = []
-    for m in metrics.METRICS:
+    for m in metrics.names():
         mm = metric(st, m)
         cc = next((x for x in mm["comparisons"] if x["group"] == "aa"
                    and x["label"] == c["label"]), None) if mm else None
@@ -158,7 +138,7 @@ def aa_line(st, c):
 
 
 def verdicts(st):
-    out = ["### Verdict (%s)" % MODE_HEAD[facts.mode_key(st)], ""]
+    out = ["### Verdict (%s)" % facts.mode(st).head, ""]
     if nested(st):
         return "\n".join(out + [NESTED])
     name = headline(st)
@@ -180,8 +160,8 @@ def verdicts(st):
     for label, c in sorted(comparisons(side, "main").items() if side
                            else []):
         out.append("- %s vs %s, %s (beside the headline): %s (%s %s %s)."
-                   % (label, c["baseline"], metrics.METRICS.get(
-                       side["metric"], {"name": "tbench operations"})["name"],
+                   % (label, c["baseline"], metrics.title(
+                       side["metric"], "tbench operations"),
                       F.pct_ci(c), c["test_t"], F.p_is(c["p_t"]),
                       c["marker"]))
     if len(out) == 2:

@@ -3,15 +3,6 @@ the headline metric, units and the mode in every heading."""
 from analysis import facts, metrics
 from analysis import fmt as F
 
-MODE_HEAD = {
-    "icount": "mode icount: deterministic instruction-path model in guest "
-              "time, not hardware",
-    "tcg": "mode tcg: emulated wall-clock, noisy, not hardware",
-    "kvm": "mode kvm: hardware",
-    "kvm-nested": "mode kvm, nested in an emulated machine: wall-clock of "
-                  "QEMU TCG, not hardware",
-}
-
 
 def metric(st, name):
     """The metric dict of stats.json named name, or None."""
@@ -32,7 +23,7 @@ def fmt_value(name, x):
 
 
 def unit(name):
-    return metrics.METRICS.get(name, {}).get("unit", name)
+    return metrics.unit(name)
 
 
 def comparisons(m, group):
@@ -40,7 +31,7 @@ def comparisons(m, group):
 
 
 def head(st, title):
-    return "### %s (%s)" % (title, MODE_HEAD[facts.mode_key(st)])
+    return "### %s (%s)" % (title, facts.mode(st).head)
 
 
 AA_ONLY = ("This results dir holds only an A/A control (one kernel under "

@@ -11,19 +11,13 @@ cell: never a number that was not measured.
 import os
 import subprocess
 
-# counts-file key -> runs.csv column
-COLUMNS = {
-    "kernel_insns": "kernel_insns",
-    "user_insns": "user_insns",
-    "kernel_branches": "kernel_branches",
-    "user_branches": "user_branches",
-    "site_execs": "site_execs",
-    "window": "plugin_window",
-}
+from bench import schema
 
-NOT_MEASURED = ("not-counted", "not-supported")
-WINDOW_FIGURES = ("kernel_insns", "user_insns", "kernel_branches",
-                  "user_branches", "site_execs")
+# counts-file key -> runs.csv column (bench/schema.py)
+COLUMNS = dict([(c.key, c.column) for c in schema.PLUGIN_COUNTERS]
+               + list(schema.PLUGIN_FLAGS.items()))
+# Keys without which a report is unusable.
+REQUIRED = [c.key for c in schema.PLUGIN_COUNTERS if c.required]
 
 
 class PluginError(Exception):
@@ -51,8 +45,8 @@ def find(root, run=subprocess.run):
 def sites_file(root, build_dir, out_path, run=subprocess.run):
     """Write the static-key sites (jump table code addresses) of a build.
 
-    Returns (path, n): path is None when the build has no jump table (the
-    atomic-read and plain-read kernels): the plugin then reports
+    Returns (path, n): path is None when the build has no jump table (a
+    kernel without jump labels): the plugin then reports
     site_execs=not-counted rather than a count over an empty set.
     """
     tool = os.path.join(root, "bench", "plugin", "jump-sites")
@@ -88,7 +82,7 @@ def parse(text):
         if key not in COLUMNS:
             continue
         value = value.strip()
-        if value in NOT_MEASURED:
+        if value in schema.NOT_MEASURED:
             out[COLUMNS[key]] = value
             continue
         try:
@@ -96,16 +90,16 @@ def parse(text):
         except ValueError:
             raise ValueError("line %d: %s is not an integer: %r"
                              % (n, key, value)) from None
-    missing = [k for k in ("kernel_insns", "user_insns") if k not in out]
+    missing = [k for k in REQUIRED if COLUMNS[k] not in out]
     if missing:
         raise ValueError("counts lack %s" % ", ".join(missing))
     if markers != {"markers_start": "1", "markers_end": "1"} and \
             len(markers) == 2:
         # Not exactly one start and one end marker: the window is not
         # tbench's measured period; its figures are not counted, never 0.
-        for key in WINDOW_FIGURES:
-            if key in out:
-                out[key] = "not-counted"
+        for c in schema.PLUGIN_COUNTERS:
+            if c.column in out:
+                out[c.column] = "not-counted"
         out["plugin_window"] = 0
     return out
 

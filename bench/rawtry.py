@@ -13,7 +13,7 @@ of any of them shows even where re-parsing would still succeed.
 import hashlib
 import os
 
-from bench import console, counts, results
+from bench import console, counts, results, schema
 
 # Raw files of a try, by extension, in the order the manifest lists them.
 FILES = (".log", ".qemu-cmd", ".stderr", ".counts")
@@ -42,7 +42,7 @@ class Derived:
 def columns(perf_events):
     """The runs.csv columns that derive() fills (plugin columns included)."""
     return (list(VERDICT_COLUMNS) + list(results.figures({}, perf_events))
-            + results.PLUGIN_COLUMNS)
+            + schema.PLUGIN_COLUMNS)
 
 
 def derive(base, perf_events, plugin, ended):

@@ -10,43 +10,14 @@ import csv
 import io
 import json
 import os
-import re
 import threading
 import time
 
-from bench import counts
+from bench import schema
 
-RUN_COLUMNS = [
-    "index", "round", "position", "variant", "label", "mode", "perturb_seed",
-    "try", "kernel_hash", "image_hash", "status", "reason",
-    "throughput_mbps", "max_latency_ms", "ops", "boot_seconds",
-    "uptime_tbench_start_s", "uptime_tbench_end_s", "wall_seconds",
-    "user_ticks", "system_ticks", "steal_ticks", "idle_ticks", "irq_ticks",
-    "softirq_ticks", "total_ticks", "kernel_warnings", "started_utc",
-    "seconds", "host", "qemu_version",
-]
 # Columns that results dirs from before them lack: a row for such a dir
 # leaves them out (ResultsDir.fit).
-LATER_COLUMNS = ("seconds", "host", "qemu_version")
-PLUGIN_COLUMNS = list(counts.COLUMNS.values())
-SAMPLE_COLUMNS = ["index", "variant", "label", "second", "throughput_mbps",
-                  "warmup"]
-STAT_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq",
-               "steal"]
-
-
-def event_key(event):
-    """The agent's key for a perf event: lower case, [^a-z0-9_] -> _."""
-    return re.sub(r"[^a-z0-9_]", "_", event.lower())
-
-
-def perf_column(event):
-    """runs.csv column of a perf event: perf_<event key>."""
-    return "perf_" + event_key(event)
-
-
-def run_columns(perf_events):
-    return RUN_COLUMNS + [perf_column(e) for e in perf_events] + PLUGIN_COLUMNS
+LATER_COLUMNS = tuple(c.name for c in schema.RUN_COLUMNS if c.later)
 
 
 def dir_name(utc_struct, short_sha):
@@ -119,9 +90,9 @@ class ResultsDir:
     @classmethod
     def create(cls, path, perf_events):
         os.makedirs(os.path.join(path, "raw"))
-        self = cls(path, run_columns(perf_events))
+        self = cls(path, schema.run_columns(perf_events))
         _append(self.runs_csv, _csv_line(self.columns))
-        _append(self.samples_csv, _csv_line(SAMPLE_COLUMNS))
+        _append(self.samples_csv, _csv_line(schema.SAMPLE_COLUMNS))
         return self
 
     @classmethod
@@ -199,8 +170,11 @@ class ResultsDir:
         lines = []
         values = [(x, 1) for x in warmup] + [(x, 0) for x in measured]
         for second, (x, is_warmup) in enumerate(values, 1):
-            lines.append(_csv_line([run.index, run.variant, run.label,
-                                    second, x, is_warmup]))
+            cells = {"index": run.index, "variant": run.variant,
+                     "label": run.label, "second": second,
+                     "throughput_mbps": x, "warmup": is_warmup}
+            lines.append(_csv_line([cells[c]
+                                    for c in schema.SAMPLE_COLUMNS]))
         if lines:
             _append(self.samples_csv, "".join(lines))
 
@@ -213,25 +187,17 @@ def _int(value):
 
 
 def figures(block, perf_events):
-    """runs.csv cells from an ok result block (missing keys stay empty)."""
+    """runs.csv cells from an ok result block (missing keys stay empty):
+    every column with an agent key (bench/schema.py), total_ticks and the
+    perf events."""
     b = block
-    ticks = {f: _int(b.get("stat.%s_ticks" % f)) for f in STAT_FIELDS}
-    known = [v for v in ticks.values() if v is not None]
-    cells = {
-        "throughput_mbps": b.get("throughput_mbps"),
-        "max_latency_ms": b.get("max_latency_ms"),
-        "ops": b.get("ops"),
-        "boot_seconds": b.get("uptime_agent_start_s"),
-        "uptime_tbench_start_s": b.get("uptime_tbench_start_s"),
-        "uptime_tbench_end_s": b.get("uptime_tbench_end_s"),
-        "user_ticks": ticks["user"],
-        "system_ticks": ticks["system"],
-        "steal_ticks": ticks["steal"],
-        "idle_ticks": ticks["idle"],
-        "irq_ticks": ticks["irq"],
-        "softirq_ticks": ticks["softirq"],
-        "total_ticks": sum(known) if len(known) == len(STAT_FIELDS) else None,
-    }
+    cells = {c.name: b.get(c.block) for c in schema.RUN_COLUMNS if c.block}
+    for c in schema.RUN_COLUMNS:
+        if c.unit == "ticks" and c.block:
+            cells[c.name] = _int(cells[c.name])
+    ticks = [_int(b.get("stat.%s_ticks" % f)) for f in schema.STAT_FIELDS]
+    known = [v for v in ticks if v is not None]
+    cells["total_ticks"] = sum(known) if len(known) == len(ticks) else None
     for e in perf_events:
-        cells[perf_column(e)] = b.get("perf." + event_key(e))
+        cells[schema.perf_column(e)] = b.get("perf." + schema.event_key(e))
     return cells

@@ -3,7 +3,7 @@
 load "common.gp"
 load datadir."/branches.vars"
 set multiplot layout (npanels > 2 ? 2 : 1), (npanels > 1 ? 2 : 1) \
-	title "Per tbench operation, mean and 95% CI (% vs atomic-read)\n".mode_title
+	title "Per tbench operation, mean and 95% CI (% vs ".baseline.")\n".mode_title
 set style fill solid 0.5 border -1
 set boxwidth 0.6
 set yrange [0:*]

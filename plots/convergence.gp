@@ -1,8 +1,8 @@
-# convergence.gp: % change vs atomic-read at each run length (the long
+# convergence.gp: % change vs the baseline at each run length (the long
 # profile): operations per second (solid) and tbench's MB/s (dashed).
 load "common.gp"
 load datadir."/convergence.vars"
-set title "Change vs atomic-read by run length, 95% CI (run ".conv_run.")\nsolid: operations per second; dashed: tbench's MB/s"
+set title "Change vs ".baseline." by run length, 95% CI (run ".conv_run.")\nsolid: operations per second; dashed: tbench's MB/s"
 set ylabel "% change of the mean"
 set xlabel "tbench seconds per run"
 set logscale x

@@ -1,8 +1,8 @@
-# history.gp: % change vs atomic-read of every analysed run (results/history.csv),
+# history.gp: % change vs the baseline of every analysed run (results/history.csv),
 # one tic per run (git commit and mode); dashed: 2011's values.
 load "common.gp"
 load datadir."/history.vars"
-set title "Headline change vs atomic-read across analysed runs, 95% CI\n(ops/s under icount, an instruction-path model; MB/s on tcg (emulated) and kvm (hardware))"
+set title "Headline change vs ".baseline." across analysed runs, 95% CI\n(ops/s under icount, an instruction-path model; MB/s on tcg (emulated) and kvm (hardware))"
 set ylabel "% change of mean throughput"
 set xlabel "analysed run (git commit, mode)" offset 0,-1
 set xrange [0.5:nruns + 0.5]

@@ -1,8 +1,8 @@
-# pct_change.gp: % change of mean throughput vs atomic-read, 95% CI, and
+# pct_change.gp: % change of mean throughput vs the baseline, 95% CI, and
 # 2011's values (averages of 5 boots, no CI published).
 load "common.gp"
 load datadir."/pct.vars"
-set title "Change of ".pct_metric." vs atomic-read, 95% CI, ".pct_method."\n".mode_title
+set title "Change of ".pct_metric." vs ".baseline.", 95% CI, ".pct_method."\n".mode_title
 set ylabel "% change of the mean"
 set xrange [0.5:npct + 0.5]
 set offsets 0, 0, graph 0.1, graph 0.1

@@ -9,7 +9,7 @@ from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
 from analysis import facts, render, verdict, view  # noqa: E402
-from bench import accel, cli, hostinfo, session  # noqa: E402
+from bench import accel, cli, hostinfo, schema, session  # noqa: E402
 
 NESTED = str(ROOT / "tests" / "nested" / "run")
 STANDIN = str(ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu")
@@ -86,9 +86,11 @@ def test_mode_line_of_a_nested_kvm_run():
     assert facts.mode_key(st) == "kvm-nested"
     line = view.head(st, "T")
     assert "nested in an emulated machine" in line and "not hardware" in line
-    for texts in (view.MODE_HEAD, verdict.WHAT_MODE_SEES, facts.MODE_WHAT,
-                  facts.MODE_CONFOUND):
-        assert "hardware throughput" not in texts["kvm-nested"].replace(
+    nested_mode = schema.MODE["kvm-nested"]
+    for text in (nested_mode.head, nested_mode.sees, nested_mode.what,
+                 nested_mode.confound, nested_mode.description,
+                 nested_mode.plot_title):
+        assert "hardware throughput" not in text.replace(
             "not hardware throughput", "")
     assert facts.mode_key({"mode": "icount", "nested": "x"}) == "icount"
     assert facts.nested({}) is None and facts.nested({"host": {}}) is None
