@@ -61,7 +61,7 @@ def _sites(builds, variants, dest):
     paths, sizes = {}, {}
     for v in variants:
         paths[v], sizes[v] = counts.sites_file(
-            ROOT, builds[v].dir, os.path.join(dest, v + ".txt"))
+            builds[v].dir, os.path.join(dest, v + ".txt"))
     return paths, sizes
 
 
@@ -134,7 +134,7 @@ def new_session(args, log, builds):
         note = "disabled by --no-plugin"
     elif mode == "icount" and args.dry_run:
         plugin = "PLUGIN"
-        note = "dry run: PLUGIN stands for bench/plugin/build-plugin's output"
+        note = "dry run: PLUGIN stands for bench/plugin/build's output"
     elif mode == "icount":
         try:
             plugin, note = counts.find(ROOT)
