@@ -38,13 +38,15 @@
 #                          --slurm-time MIN (limit per try), --slurm-args
 #                          ARGS (extra sbatch arguments) and --slurm-shared
 #   --s390x jump-label|all|none
-#                          the s390x part, after the x86_64 report is
-#                          written: the smoke kernel of jump-label (the one
-#                          seed 004 is about; the default), of every
-#                          variant (all), or none; each is cross-built for
-#                          s390x and booted once in selftest mode under
-#                          qemu-system-s390x (TCG) into the results dir
-#                          (selftest-s390x.csv, REPORT.md's s390x section,
+#                          the part of the other architectures of
+#                          lib/arch.py (those without the benchmark: now
+#                          s390x), after the x86_64 report is written: the
+#                          smoke kernel of jump-label (the one seed 004 is
+#                          about; the default), of every variant (all), or
+#                          none; each is cross-built and booted once in
+#                          selftest mode under its QEMU (s390x:
+#                          qemu-system-s390x, TCG) into the results dir
+#                          (selftest-<arch>.csv, REPORT.md's s390x section,
 #                          then rendered again); cold about 5-6 min per
 #                          kernel on 2 cores
 #   --no-s390x             the same as --s390x none
@@ -141,11 +143,17 @@ if [[ -n "$variants" ]]; then
 fi
 dry_args=()
 [[ $dry_run == 1 ]] && dry_args=(--dry-run)
-s390x_variants=()
+other_variants=()
 case "$s390x" in
-jump-label) s390x_variants=(--variant jump-label) ;;
-all) s390x_variants=("${variant_args[@]}") ;;
+jump-label) other_variants=(--variant jump-label) ;;
+all) other_variants=("${variant_args[@]}") ;;
 esac
+ARCH_PY=$JLBENCH_ROOT/lib/arch.py
+# The architectures whose images carry no benchmark: selftest boots only.
+other_arches=()
+for a in $("$JLBENCH_PYTHON" "$ARCH_PY" names); do
+	[[ $("$JLBENCH_PYTHON" "$ARCH_PY" get "$a" benchmark) == 1 ]] || other_arches+=("$a")
+done
 
 # stage NAME CMD...: run one stage with a banner and its elapsed time; on
 # failure name the stage and exit 1.
@@ -173,12 +181,15 @@ if [[ $accel != kvm && $accel != tcg ]]; then
 	stage plugin "$JLBENCH_ROOT/bench/plugin/build" "${dry_args[@]}"
 fi
 
-# s390x_images: cross-build the s390x smoke kernels and their image.
-s390x_images() {
-	stage s390x-kernels "$JLBENCH_ROOT/kernel-variants/build" --arch s390x --config smoke \
-		--jobs "$make_jobs" --out "$work/s390x-builds.tsv" "${s390x_variants[@]}" "${dry_args[@]}"
-	stage s390x-image "$JLBENCH_ROOT/guest-image/build" --arch s390x \
-		--builds "$work/s390x-builds.tsv" --out "$work/s390x-image.path" "${dry_args[@]}"
+# arch_images ARCH: cross-build ARCH's kernels (its first base config, e.g.
+# smoke) and their image.
+arch_images() {
+	local a=$1 configs
+	read -r -a configs <<<"$("$JLBENCH_PYTHON" "$ARCH_PY" get "$a" configs)"
+	stage "$a-kernels" "$JLBENCH_ROOT/kernel-variants/build" --arch "$a" --config "${configs[0]}" \
+		--jobs "$make_jobs" --out "$work/$a-builds.tsv" "${other_variants[@]}" "${dry_args[@]}"
+	stage "$a-image" "$JLBENCH_ROOT/guest-image/build" --arch "$a" \
+		--builds "$work/$a-builds.tsv" --out "$work/$a-image.path" "${dry_args[@]}"
 }
 
 # report: analyse the results dir, draw its plots, write REPORT.md.
@@ -189,7 +200,11 @@ report() {
 }
 
 if [[ $dry_run == 1 ]]; then
-	[[ $s390x == none ]] || s390x_images
+	if [[ $s390x != none ]]; then
+		for a in "${other_arches[@]}"; do
+			arch_images "$a"
+		done
+	fi
 	log "dry run: would now run bench/run, bench/selftest, analysis/analyze, plots/draw and analysis/report"
 	exit 0
 fi
@@ -206,11 +221,13 @@ stage selftest "$JLBENCH_ROOT/bench/selftest" --builds "$builds" --initramfs "$i
 	--results "$results" --allow-fail "${selftest_args[@]}" "${jobs_args[@]}"
 report
 log "x86_64 report done in $(elapsed): REPORT.md from $results"
-if [[ $s390x != none ]]; then
-	s390x_images
-	stage s390x-selftest "$JLBENCH_ROOT/bench/selftest" --builds "$work/s390x-builds.tsv" \
-		--initramfs "$(cat "$work/s390x-image.path")" --results "$results" --allow-fail \
-		"${jobs_args[@]}"
+if [[ $s390x != none && ${#other_arches[@]} -gt 0 ]]; then
+	for a in "${other_arches[@]}"; do
+		arch_images "$a"
+		stage "$a-selftest" "$JLBENCH_ROOT/bench/selftest" --builds "$work/$a-builds.tsv" \
+			--initramfs "$(cat "$work/$a-image.path")" --results "$results" --allow-fail \
+			"${jobs_args[@]}"
+	done
 	report
 fi
 log "done in $(elapsed): REPORT.md from $results"
