@@ -2,9 +2,13 @@
 # run_all.sh: the whole jlbench experiment with one command.
 #
 # Usage: ./run_all.sh [options]
-#   deps -> kernels -> image -> runs -> selftest -> analysis -> plots -> REPORT.md
-#   (selftest: one boot per kernel in selftest mode, results in selftest.csv;
-#   a failed check is shown in REPORT.md, it does not stop the run)
+#   deps -> kernels -> image -> plugin -> runs -> selftest -> analysis -> plots
+#   -> REPORT.md
+#   (kernels: each variant's kernel, its static-key module and its sites
+#   file; plugin: the QEMU branch-count plugin, which icount runs load, not
+#   built when --accel is kvm or tcg; selftest: one boot per kernel in
+#   selftest mode, results in selftest.csv; a failed check is shown in
+#   REPORT.md, it does not stop the run)
 #
 # Options (passed through to the stages):
 #   --profile quick|long|seed  run length profile of bench/run (default:
@@ -34,13 +38,15 @@
 #                          --slurm-time MIN (limit per try), --slurm-args
 #                          ARGS (extra sbatch arguments) and --slurm-shared
 #   --s390x jump-label|all|none
-#                          the s390x part, after the x86_64 report is
-#                          written: the smoke kernel of jump-label (the one
-#                          seed 004 is about; the default), of every
-#                          variant (all), or none; each is cross-built for
-#                          s390x and booted once in selftest mode under
-#                          qemu-system-s390x (TCG) into the results dir
-#                          (selftest-s390x.csv, REPORT.md's s390x section,
+#                          the part of the other architectures of
+#                          lib/arch.py (those without the benchmark: now
+#                          s390x), after the x86_64 report is written: the
+#                          smoke kernel of jump-label (the one seed 004 is
+#                          about; the default), of every variant (all), or
+#                          none; each is cross-built and booted once in
+#                          selftest mode under its QEMU (s390x:
+#                          qemu-system-s390x, TCG) into the results dir
+#                          (selftest-<arch>.csv, REPORT.md's s390x section,
 #                          then rendered again); cold about 5-6 min per
 #                          kernel on 2 cores
 #   --no-s390x             the same as --s390x none
@@ -53,10 +59,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 JLBENCH_STAGE=run_all
 
-usage() {
-	usage_header
-}
-
 config=full
 make_jobs=$(nproc)
 jobs_args=()
@@ -65,16 +67,18 @@ variants=""
 bench_args=()
 resume=""
 dry_run=0
+accel=auto
 s390x=jump-label
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	-h | --help)
-		usage
+		usage_header
 		exit 0
 		;;
 	--profile | --boots | --seconds | --clients | --accel | --seed)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		bench_args+=("$1" "$2")
+		[[ $1 != --accel ]] || accel=$2
 		shift 2
 		;;
 	--jobs)
@@ -139,11 +143,17 @@ if [[ -n "$variants" ]]; then
 fi
 dry_args=()
 [[ $dry_run == 1 ]] && dry_args=(--dry-run)
-s390x_variants=()
+other_variants=()
 case "$s390x" in
-jump-label) s390x_variants=(--variant jump-label) ;;
-all) s390x_variants=("${variant_args[@]}") ;;
+jump-label) other_variants=(--variant jump-label) ;;
+all) other_variants=("${variant_args[@]}") ;;
 esac
+ARCH_PY=$JLBENCH_ROOT/lib/arch.py
+# The architectures whose images carry no benchmark: selftest boots only.
+other_arches=()
+for a in $("$JLBENCH_PYTHON" "$ARCH_PY" names); do
+	[[ $("$JLBENCH_PYTHON" "$ARCH_PY" get "$a" benchmark) == 1 ]] || other_arches+=("$a")
+done
 
 # stage NAME CMD...: run one stage with a banner and its elapsed time; on
 # failure name the stage and exit 1.
@@ -157,15 +167,6 @@ stage() {
 	log "==== stage $name done in $(elapsed "$t0")"
 }
 
-# need_stage PATH: fail clearly when a stage's entry command does not exist yet.
-need_stage() {
-	[[ -x "$JLBENCH_ROOT/$1" ]] || die "stage command $1 is missing: this checkout does not implement that stage yet"
-}
-
-for s in kernel-variants/build guest-image/build bench/run bench/selftest analysis/analyze plots/draw analysis/report; do
-	need_stage "$s"
-done
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 builds=$work/builds.tsv
@@ -175,13 +176,20 @@ stage kernels "$JLBENCH_ROOT/kernel-variants/build" --config "$config" --jobs "$
 	--out "$builds" "${variant_args[@]}" "${dry_args[@]}"
 stage image "$JLBENCH_ROOT/guest-image/build" --builds "$builds" \
 	--out "$work/image.path" "${dry_args[@]}"
+# kvm and tcg runs load no TCG plugin; icount (or auto, which may pick it) do.
+if [[ $accel != kvm && $accel != tcg ]]; then
+	stage plugin "$JLBENCH_ROOT/bench/plugin/build" "${dry_args[@]}"
+fi
 
-# s390x_images: cross-build the s390x smoke kernels and their image.
-s390x_images() {
-	stage s390x-kernels "$JLBENCH_ROOT/kernel-variants/build" --arch s390x --config smoke \
-		--jobs "$make_jobs" --out "$work/s390x-builds.tsv" "${s390x_variants[@]}" "${dry_args[@]}"
-	stage s390x-image "$JLBENCH_ROOT/guest-image/build" --arch s390x \
-		--builds "$work/s390x-builds.tsv" --out "$work/s390x-image.path" "${dry_args[@]}"
+# arch_images ARCH: cross-build ARCH's kernels (its first base config, e.g.
+# smoke) and their image.
+arch_images() {
+	local a=$1 configs
+	read -r -a configs <<<"$("$JLBENCH_PYTHON" "$ARCH_PY" get "$a" configs)"
+	stage "$a-kernels" "$JLBENCH_ROOT/kernel-variants/build" --arch "$a" --config "${configs[0]}" \
+		--jobs "$make_jobs" --out "$work/$a-builds.tsv" "${other_variants[@]}" "${dry_args[@]}"
+	stage "$a-image" "$JLBENCH_ROOT/guest-image/build" --arch "$a" \
+		--builds "$work/$a-builds.tsv" --out "$work/$a-image.path" "${dry_args[@]}"
 }
 
 # report: analyse the results dir, draw its plots, write REPORT.md.
@@ -192,7 +200,11 @@ report() {
 }
 
 if [[ $dry_run == 1 ]]; then
-	[[ $s390x == none ]] || s390x_images
+	if [[ $s390x != none ]]; then
+		for a in "${other_arches[@]}"; do
+			arch_images "$a"
+		done
+	fi
 	log "dry run: would now run bench/run, bench/selftest, analysis/analyze, plots/draw and analysis/report"
 	exit 0
 fi
@@ -209,11 +221,13 @@ stage selftest "$JLBENCH_ROOT/bench/selftest" --builds "$builds" --initramfs "$i
 	--results "$results" --allow-fail "${selftest_args[@]}" "${jobs_args[@]}"
 report
 log "x86_64 report done in $(elapsed): REPORT.md from $results"
-if [[ $s390x != none ]]; then
-	s390x_images
-	stage s390x-selftest "$JLBENCH_ROOT/bench/selftest" --builds "$work/s390x-builds.tsv" \
-		--initramfs "$(cat "$work/s390x-image.path")" --results "$results" --allow-fail \
-		"${jobs_args[@]}"
+if [[ $s390x != none && ${#other_arches[@]} -gt 0 ]]; then
+	for a in "${other_arches[@]}"; do
+		arch_images "$a"
+		stage "$a-selftest" "$JLBENCH_ROOT/bench/selftest" --builds "$work/$a-builds.tsv" \
+			--initramfs "$(cat "$work/$a-image.path")" --results "$results" --allow-fail \
+			"${jobs_args[@]}"
+	done
 	report
 fi
 log "done in $(elapsed): REPORT.md from $results"

@@ -25,40 +25,50 @@ class PluginError(Exception):
 
 
 def find(root, run=subprocess.run):
-    """(path or None, note). None when bench/plugin/build-plugin is absent.
+    """(path or None, note). None when bench/plugin/build is absent.
 
-    build-plugin prints the path of the built plugin (cached); a failure to
-    build raises PluginError: counts were expected, so do not silently skip.
+    The plugin is built by its own stage (bench/plugin/build, in run_all.sh
+    before the runs); this only locates it (build --locate). A plugin that
+    is not built raises PluginError naming that command: counts were
+    expected, so do not silently skip.
     """
-    builder = os.path.join(root, "bench", "plugin", "build-plugin")
+    builder = os.path.join(root, "bench", "plugin", "build")
     if not os.access(builder, os.X_OK):
         return None, "no branch-count plugin in this checkout (%s)" % builder
-    p = run([builder], capture_output=True, text=True, check=False)
+    p = run([builder, "--locate"], capture_output=True, text=True,
+            check=False)
     path = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
     if p.returncode != 0 or not path or not os.path.isfile(path):
-        tail = (p.stderr or "").strip().splitlines()[-3:]
-        raise PluginError("bench/plugin/build-plugin failed (status %d): %s"
-                          % (p.returncode, " | ".join(tail) or "no output"))
+        tail = (p.stderr or "").strip().splitlines()[-1:]
+        raise PluginError("bench/plugin/build --locate failed (status %d):"
+                          " %s" % (p.returncode,
+                                   " | ".join(tail) or "no output"))
     return path, "branch-count plugin %s" % path
 
 
-def sites_file(root, build_dir, out_path, run=subprocess.run):
-    """Write the static-key sites (jump table code addresses) of a build.
+def sites_file(build_dir, out_path):
+    """Copy the static-key sites (jump table code addresses) of a build,
+    the build dir's jump-sites.txt (kernel-variants/build writes it), to
+    out_path.
 
     Returns (path, n): path is None when the build has no jump table (a
     kernel without jump labels): the plugin then reports
     site_execs=not-counted rather than a count over an empty set.
     """
-    tool = os.path.join(root, "bench", "plugin", "jump-sites")
-    if not os.access(tool, os.X_OK):
-        return None, 0
-    p = run([tool, build_dir, "--out", out_path], capture_output=True,
-            text=True, check=False)
-    if p.returncode != 0:
-        raise PluginError("bench/plugin/jump-sites %s failed: %s" % (
-            build_dir, (p.stderr or "").strip()[-300:]))
-    with open(out_path) as f:
-        n = sum(1 for ln in f if ln.strip() and not ln.startswith("#"))
+    src = os.path.join(build_dir, "jump-sites.txt")
+    try:
+        with open(src) as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise PluginError("%s is missing: run kernel-variants/build for this"
+                          " kernel (it writes the sites file of every build,"
+                          " cached ones included)" % src) from None
+    tmp = out_path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, out_path)
+    n = sum(1 for ln in text.splitlines()
+            if ln.strip() and not ln.startswith("#"))
     return (out_path if n else None), n
 
 

@@ -12,59 +12,47 @@ break icount's determinism.
           guest time advances 2^shift ns per instruction, so a run is a
           deterministic instruction-path-length model (same seed, same bits).
 
-Guest architectures (the "arch" of a build's build.json): x86_64, the
-benchmark's, and s390x (selftest boots only): qemu-system-s390x -M
-s390-ccw-virtio, TCG only (tcg or icount), QEMU's -serial file as the SCLP
-VT220 console, console=ttysclp0. Its default CPU model under TCG is
-"qemu"; the TCG plugin is x86 code and never loaded for s390x.
+Guest architectures (the "arch" of a build's build.json) are records of
+lib/arch.py: QEMU binary (or the variable naming another), machine
+arguments, console device, kernel arguments, accelerator modes, and whether
+the TCG plugin (x86 code only) can count them. x86_64 is the benchmark's;
+s390x (selftest boots only) runs in qemu-system-s390x -M s390-ccw-virtio
+under TCG, QEMU's -serial file as the SCLP VT220 console (ttysclp0).
 """
 import os
 import shlex
 
+from lib import arch as archmod
+
 MODES = ("kvm", "tcg", "icount")
-QEMU = "qemu-system-x86_64"
 MEMORY_MB = 1024
 ICOUNT_SHIFT = 2
 RTC_BASE = "2020-01-01T00:00:00"
-# Always on the kernel command line. nokaslr: the same layout every boot
-# (icount determinism, comparable runs); oops=panic with panic=-1: a broken
-# kernel ends QEMU at once instead of hanging until the timeout.
-BASE_ARGS = "console=ttyS0 panic=-1 oops=panic nokaslr"
-
-
-class Arch:
-    """How QEMU boots a guest of one architecture."""
-
-    def __init__(self, name, qemu, env, machine, console, modes):
-        self.name = name
-        self.qemu = qemu            # Debian's binary
-        self.env = env              # variable naming another binary
-        self.machine = machine      # extra QEMU arguments
-        self.console = console      # the console device's kernel name
-        self.modes = modes          # accelerator modes it supports
-
-
-ARCHES = {
-    "x86_64": Arch("x86_64", QEMU, "JLBENCH_QEMU", [], "ttyS0", MODES),
-    "s390x": Arch("s390x", "qemu-system-s390x", "JLBENCH_QEMU_S390X",
-                  ["-M", "s390-ccw-virtio"], "ttysclp0", ("tcg", "icount")),
-}
+# On every kernel command line, after console=<the arch's console>: with
+# oops=panic and panic=-1 a broken kernel ends QEMU at once instead of
+# hanging until the timeout. The arch adds its own (x86_64: nokaslr, the
+# same layout every boot, for icount determinism and comparable runs).
+COMMON_ARGS = "panic=-1 oops=panic"
 
 
 def arch_of(name):
-    """The Arch called name; ValueError for an unknown one."""
-    if name not in ARCHES:
+    """The lib/arch.py record called name; ValueError for an unknown one."""
+    try:
+        return archmod.get(name)
+    except ValueError:
         raise ValueError("unknown guest arch %r (have: %s)"
-                         % (name, ", ".join(sorted(ARCHES))))
-    return ARCHES[name]
+                         % (name, ", ".join(sorted(archmod.ARCHES)))) from None
 
 
-def base_args(arch="x86_64"):
-    """BASE_ARGS with the console of arch. s390x drops nokaslr: its smoke
-    kernel has no KASLR, and passes the word it does not know to init."""
-    args = BASE_ARGS.replace("console=ttyS0",
-                             "console=" + arch_of(arch).console)
-    return args if arch == "x86_64" else args.replace(" nokaslr", "")
+def base_args(arch=archmod.DEFAULT):
+    """The kernel arguments every boot of a guest of arch has."""
+    a = arch_of(arch)
+    return " ".join(["console=" + a.console, COMMON_ARGS] +
+                    list(a.boot_args))
+
+
+QEMU = arch_of(archmod.DEFAULT).qemu
+BASE_ARGS = base_args()
 
 
 class Guest:
@@ -81,11 +69,12 @@ class Guest:
         self.sites = sites
 
 
-def binary(arch="x86_64"):
-    """The QEMU to run: $JLBENCH_QEMU (e.g. a self-built one) or Debian's;
-    for s390x $JLBENCH_QEMU_S390X or Debian's qemu-system-s390x."""
+def binary(arch=archmod.DEFAULT):
+    """The QEMU to run for a guest of arch: the one its record's variable
+    names ($JLBENCH_QEMU for x86_64, e.g. a self-built one;
+    $JLBENCH_QEMU_S390X for s390x) or Debian's."""
     a = arch_of(arch)
-    return os.environ.get(a.env) or a.qemu
+    return os.environ.get(a.qemu_env) or a.qemu
 
 
 def kernel_args(params, variant, perturb_seed, boot_args=""):
@@ -125,15 +114,16 @@ def accel_args(mode, smp):
 
 
 def command(mode, guest, smp, memory_mb=MEMORY_MB, qemu=QEMU,
-            arch="x86_64"):
+            arch=archmod.DEFAULT):
     """The full QEMU argv for one boot of a guest of arch."""
     a = arch_of(arch)
     if mode not in a.modes:
         raise ValueError("%s guests run under %s, not %s"
                          % (arch, " or ".join(a.modes), mode))
-    if guest.plugin and arch != "x86_64":
-        raise ValueError("the TCG plugin counts x86 code only")
-    cmd = [qemu] + a.machine + accel_args(mode, smp) + [
+    if guest.plugin and not a.plugin:
+        raise ValueError("the TCG plugin counts x86 code only, not %s"
+                         % arch)
+    cmd = [qemu] + list(a.machine) + accel_args(mode, smp) + [
         "-m", str(memory_mb),
         "-nodefaults", "-nographic", "-no-reboot",
         "-monitor", "none",

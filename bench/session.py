@@ -68,7 +68,7 @@ def _sites(builds, variants, resdir):
     try:
         for v in variants:
             paths[v], sizes[v] = counts.sites_file(
-                ROOT, builds[v].dir, os.path.join(dest, v + ".txt"))
+                builds[v].dir, os.path.join(dest, v + ".txt"))
     except counts.PluginError as e:
         raise Fail(str(e))
     return paths, sizes
@@ -198,7 +198,7 @@ def _plugin(args, mode, log):
         return None, "disabled by --no-plugin"
     if args.dry_run:
         return "PLUGIN", "dry run: PLUGIN stands for " \
-            "bench/plugin/build-plugin's output"
+            "bench/plugin/build's output"
     try:
         plugin, note = counts.find(ROOT)
     except counts.PluginError as e:

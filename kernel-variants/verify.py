@@ -7,27 +7,32 @@
   verify.py compare ATOMIC_DIR PLAIN_DIR
       count functions whose disassembly differs between the two fallback
       kernels; write PLAIN_DIR/vs-atomic-read.json
+  verify.py sites DIR [--functions] [--out FILE]
+      the static-key sites of DIR/vmlinux (the jump table's code addresses),
+      a sites= file for the branch-count plugin (bench/plugin/README.md);
+      `build` writes it as DIR/jump-sites.txt
 
-The jump table (x86-64): 16-byte entries {s32 code, s32 target, s64 key},
-each relative to its own address, every entry aligned to 8 (_ASM_ALIGN in
-arch/x86/include/asm/jump_label.h); the low two bits of key are flags.
-s390x (--arch s390x) has the same relative layout, big-endian (".long
-0b-.,%l[label]-." and ".quad %0+%1-." after ".balign 8" in
-arch/s390/include/asm/jump_label.h), and its site is a 6-byte "brcl 0,<label>"
-(c0 04 <offset/2>), patched into "brcl 15,<label>" (c0 f4, the same offset).
-The binutils of the build's arch read its vmlinux (s390x-linux-gnu-objdump
-etc.).
+What differs between architectures (the jump table's byte order, what a
+site and a fallback check look like, the binutils that read vmlinux) comes
+from the arch's record in lib/arch.py; the jump table entries are
+{code, target, key}, each relative to its own address, every entry aligned
+to 8, the low two bits of key flags.
 """
 import argparse
+import bisect
 import json
+import os
 import re
-import struct
 import subprocess
 import sys
 
 import kconfig
 
-ENTRY_SIZE = 16
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from lib import arch as archmod  # noqa: E402
+
+SITES_FILE = "jump-sites.txt"
 # Hot static-key sites on tbench's path: (function, key symbol). Tracepoints
 # keep their static_key at offset 8 of struct tracepoint.
 SITES = [
@@ -35,34 +40,13 @@ SITES = [
     ("dev_hard_start_xmit", "__tracepoint_net_dev_start_xmit"),
     ("__netif_receive_skb_core", "__tracepoint_netif_receive_skb"),
 ]
-NOP_RE = re.compile(r"^(nop[lw]?|xchg\s+%ax,%ax|data16.*nop)")
-JCC_RE = re.compile(r"^j(?!mp)[a-z]+\s")
-# s390: mask 0 never branches; newer binutils print it as jgnop.
-S390_NOP_RE = re.compile(r"^(brcl\s+0,|jgnop\s)")
-
-
-class Arch:
-    """What verify needs to know about the build's architecture."""
-
-    def __init__(self, name, prefix, endian, nop_re, site_len):
-        self.name = name
-        self.prefix = prefix        # binutils prefix
-        self.endian = endian        # struct byte order of the jump table
-        self.nop_re = nop_re        # a disabled site's instruction
-        self.site_len = site_len    # bytes of a site (0: variable)
-
-
-ARCHES = {
-    "x86_64": Arch("x86_64", "", "<", NOP_RE, 0),
-    "s390x": Arch("s390x", "s390x-linux-gnu-", ">", S390_NOP_RE, 6),
-}
-X86 = ARCHES["x86_64"]
+X86 = archmod.get("x86_64")
 
 
 def tool(*cmd, arch=X86):
-    cmd = (arch.prefix + cmd[0],) + cmd[1:]
-    return subprocess.run(cmd, check=True, capture_output=True,
-                          text=True).stdout
+    """stdout of a binutils command of arch (objdump, nm, readelf)."""
+    return subprocess.run((arch.tool(cmd[0]),) + cmd[1:], check=True,
+                          capture_output=True, text=True).stdout
 
 
 def symbols(vmlinux, arch=X86):
@@ -89,30 +73,27 @@ def file_offset(vmlinux, addr, arch=X86):
     raise ValueError("address %#x is in no PROGBITS section" % addr)
 
 
-def parse_jump_table(data, base, endian="<"):
-    """Decode entries: list of (code, target, key, flags) absolute."""
-    out = []
-    for off in range(0, len(data) - ENTRY_SIZE + 1, ENTRY_SIZE):
-        code, target, key = struct.unpack_from(endian + "iiq", data, off)
-        addr = base + off
-        k = (addr + 8 + key) & 0xFFFFFFFFFFFFFFFF
-        out.append((addr + code, addr + 4 + target, k & ~3, k & 3))
-    return out
+def read_at(vmlinux, addr, n, arch=X86):
+    """n bytes of vmlinux at virtual address addr."""
+    with open(vmlinux, "rb") as f:
+        f.seek(file_offset(vmlinux, addr, arch))
+        return f.read(n)
 
 
 def jump_table(vmlinux, syms, arch=X86):
+    """Size, alignment and (decoded) entries of vmlinux's jump table."""
+    size = arch.jump_entry_size
     start = syms.get("__start___jump_table", (0, 0))[0]
     stop = syms.get("__stop___jump_table", (0, 0))[0]
-    entries = (stop - start) // ENTRY_SIZE if stop else 0
+    entries = (stop - start) // size if stop else 0
     info = {"entries": entries, "start": hex(start),
             "bytes": stop - start,
-            "aligned": start % 8 == 0 and (stop - start) % ENTRY_SIZE == 0,
+            "aligned": start % arch.jump_align == 0
+            and (stop - start) % size == 0,
             "decoded": []}
     if entries:
-        with open(vmlinux, "rb") as f:
-            f.seek(file_offset(vmlinux, start, arch))
-            info["decoded"] = parse_jump_table(f.read(stop - start), start,
-                                               arch.endian)
+        info["decoded"] = arch.jump_entries(
+            read_at(vmlinux, start, stop - start, arch), start)
     return info
 
 
@@ -134,13 +115,6 @@ def disassemble(vmlinux, start, stop, arch=X86):
         vmlinux, arch=arch))
 
 
-def site_bytes(vmlinux, addr, n, arch=X86):
-    """n bytes of vmlinux at virtual address addr, as hex pairs."""
-    with open(vmlinux, "rb") as f:
-        f.seek(file_offset(vmlinux, addr, arch))
-        return f.read(n).hex(" ")
-
-
 def classify_site(vmlinux, syms, table, func, key_sym, arch=X86):
     """Describe the check of key_sym inside func: 'nop' or 'load+jcc'."""
     if func not in syms or key_sym not in syms:
@@ -159,112 +133,27 @@ def classify_site(vmlinux, syms, table, func, key_sym, arch=X86):
                     kind="nop" if arch.nop_re.match(insns[0][1])
                     else "other")
         if arch.site_len:
-            site["bytes"] = site_bytes(vmlinux, hits[0][0], arch.site_len,
-                                       arch)
+            site["bytes"] = read_at(vmlinux, hits[0][0], arch.site_len,
+                                    arch).hex(" ")
         return site
     insns = disassemble(vmlinux, fstart, fstart + fsize, arch)
+
+    def read(addr, n):
+        return read_at(vmlinux, addr, n, arch)
+
     for i, (addr, text) in enumerate(insns):
-        if arch is X86:
-            if "<%s" % key_sym not in text:
-                continue
-        elif not s390_refers_to(vmlinux, text, kstart, kend, arch):
+        if not arch.refers_to(text, key_sym, kstart, kend, read):
             continue
         window = [t for _, t in insns[i:i + 8]]
-        test = is_load_test_jcc if arch is X86 else is_load_test_brc
         site.update(address=hex(addr), instructions=window,
-                    kind="load+jcc" if test(window) else "other")
+                    kind="load+jcc" if arch.is_check(window) else "other")
         return site
     return None
 
 
-S390_ADDR_RE = re.compile(r"^(larl|lgrl)\s+%r\d+,([0-9a-f]+)\b")
-
-
-def s390_refers_to(vmlinux, text, kstart, kend, arch):
-    """s390: the instruction puts an address in [kstart, kend) into a
-    register: larl of it, or (the kernel is PIE) lgrl of the GOT slot that
-    holds it."""
-    m = S390_ADDR_RE.match(text)
-    if not m:
-        return False
-    target = int(m.group(2), 16)
-    if m.group(1) == "lgrl":
-        with open(vmlinux, "rb") as f:
-            f.seek(file_offset(vmlinux, target, arch))
-            target, = struct.unpack(arch.endian + "Q", f.read(8))
-    return kstart <= target < kend
-
-
-def is_load_test_jcc(window):
-    """True when window[0] reads the key and a test of it feeds a Jcc.
-
-    Either the load is itself a compare (cmpl $0x0,key(%rip)) followed by a
-    Jcc, or it loads a register that a later test/cmp examines right before
-    a Jcc; the compiler may schedule other instructions in between.
-    """
-    first = window[0].split("#")[0]
-    tested = None
-    if first.startswith(("cmp", "test")):
-        tested = "flags"
-    else:
-        m = re.match(r"^mov\w*\s+\S+,(%\w+)$", first.strip())
-        if not m:
-            return False
-        reg = m.group(1)
-    for prev, cur in zip(window, window[1:]):
-        if tested is None and prev.startswith(("test", "cmp")) \
-                and reg in prev:
-            tested = reg
-        if tested and JCC_RE.match(cur) and (
-                tested != "flags" or prev is window[0]):
-            return True
-    return False
-
-
-S390_COND = r"(?:o|h|p|nle|l|m|nhe|lh|ne|nz|e|z|nlh|he|nl|nm|le|nh|np|no)"
-S390_JCC_RE = re.compile(r"^(?:jg?%s|brcl?\s+(?:[1-9]|1[0-4]),)\s" % S390_COND)
-S390_CMP_BRANCH_RE = re.compile(
-    r"^cl?g?[ri]j%s?\s+(%%r\d+)," % S390_COND)
-S390_LOAD_RE = re.compile(
-    r"^(l|lt|ly|lg|ltg|lgf|ltgf|llgf|icm|icmy)\s+(%r\d+),(?:\d+,)?"
-    r"-?\d*\((?:%r\d+,)?(%r\d+)\)")
-S390_CC_LOADS = ("lt", "ltg", "ltgf", "icm", "icmy")
-S390_TEST_RE = re.compile(r"^(?:ltg?r|c[gh]?hi|cg?fi|clg?fi|nill)\s+(%r\d+)")
-
-
-def is_load_test_brc(window):
-    """s390: True when window[0] puts the key's address in a register
-    (larl %rB,<key...>, or lgrl %rB,<its GOT slot>), a load through %rB
-    (l, lt, icm, ...) reads the
-    count into %rC, and a conditional branch decides on it: the load itself
-    sets the condition code (lt, icm), or a test or compare of %rC (ltr,
-    chi, ...) comes before a conditional branch (jh, jne, brc 2,...), or a
-    compare-and-branch (cijh %rC,0,...) does both."""
-    m = re.match(r"^l(?:a|g)rl\s+(%r\d+),", window[0])
-    if not m:
-        return False
-    base, count, flags = m.group(1), None, False
-    for ins in window[1:]:
-        ins = ins.split("#")[0].strip()
-        if count is None:
-            load = S390_LOAD_RE.match(ins)
-            if load and load.group(3) == base:
-                count, flags = load.group(2), load.group(1) in S390_CC_LOADS
-            continue
-        test = S390_TEST_RE.match(ins)
-        if test and test.group(1) == count:
-            flags = True
-            continue
-        cb = S390_CMP_BRANCH_RE.match(ins)
-        if cb:
-            return cb.group(1) == count
-        if S390_JCC_RE.match(ins):
-            return flags
-    return False
-
-
 def verify(args):
-    arch = ARCHES[args.arch]
+    """(the verify part of build.json, the jump table's site addresses)."""
+    arch = archmod.get(args.arch)
     vmlinux = args.dir + "/vmlinux"
     with open(args.dir + "/.config") as f:
         final = kconfig.parse(f.read())
@@ -286,7 +175,7 @@ def verify(args):
         "site_found": bool(sites),
         "site_kind": bool(sites) and all(s["kind"] == want for s in sites),
     }
-    table.pop("decoded")
+    addrs = site_addresses(table.pop("decoded"))
     return {
         "ok": all(checks.values()), "checks": checks,
         "config": {"missing": ["%s=%s (got %s)" % m for m in bad],
@@ -294,7 +183,81 @@ def verify(args):
                    "plain_reads":
                        final.get("CONFIG_JUMP_LABEL_PLAIN_READS") == "y"},
         "jump_table": table, "expected_site_kind": want, "sites": sites,
-    }
+    }, addrs
+
+
+def site_addresses(decoded):
+    """Sorted unique code addresses of decoded jump table entries."""
+    return sorted({e[0] & 0xFFFFFFFFFFFFFFFF for e in decoded})
+
+
+def text_symbols(system_map):
+    """Sorted addresses of the text symbols of a System.map."""
+    out = []
+    with open(system_map) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] in "tTwW":
+                out.append(int(parts[0], 16))
+    return sorted(out)
+
+
+def containing_functions(text, addrs):
+    """Sorted unique (start, end) of the text symbols (sorted addresses)
+    that contain addrs: a symbol up to the next one at a higher address."""
+    out = set()
+    for a in addrs:
+        i = bisect.bisect_right(text, a) - 1
+        if i < 0:
+            continue
+        j = bisect.bisect_right(text, text[i])
+        if j < len(text):
+            out.add((text[i], text[j]))
+    return sorted(out)
+
+
+def sites_text(build_dir, addrs, functions=None):
+    """The sites= file of the plugin: a header comment, then one hex
+    address a line, or with functions (their (start, end) ranges) one
+    START-END a line."""
+    head = "# jump table sites of %s: %d" % (os.path.abspath(build_dir),
+                                             len(addrs))
+    if functions is None:
+        lines = ["%x" % a for a in addrs]
+    else:
+        head += ", in %d functions" % len(functions)
+        lines = ["%x-%x" % f for f in functions]
+    return "\n".join([head] + lines) + "\n"
+
+
+def write_file(path, text):
+    """Write text to path through a temporary file and a rename."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def sites(args):
+    """verify.py sites: the sites file of a build, from its vmlinux."""
+    arch = archmod.of_build(args.dir)
+    vmlinux = os.path.join(args.dir, "vmlinux")
+    table = jump_table(vmlinux, symbols(vmlinux, arch), arch)
+    if table["bytes"] % arch.jump_entry_size:
+        raise ValueError("%s: the jump table (%d bytes) is not whole %d-byte"
+                         " entries" % (vmlinux, table["bytes"],
+                                       arch.jump_entry_size))
+    addrs = site_addresses(table["decoded"])
+    funcs = None
+    if args.functions:
+        funcs = containing_functions(
+            text_symbols(os.path.join(args.dir, "System.map")), addrs)
+    text = sites_text(args.dir, addrs, funcs)
+    if args.out:
+        write_file(args.out, text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def function_bodies(vmlinux):
@@ -338,7 +301,8 @@ def main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
     b.add_argument("dir")
-    b.add_argument("--arch", choices=sorted(ARCHES), default="x86_64")
+    b.add_argument("--arch", choices=sorted(archmod.ARCHES),
+                   default=archmod.DEFAULT)
     for opt in ("variant", "config", "hash", "package", "package-version",
                 "series-hash", "compiler", "boot-args"):
         b.add_argument("--" + opt, default="")
@@ -347,7 +311,18 @@ def main(argv):
     c = sub.add_parser("compare")
     c.add_argument("atomic_dir")
     c.add_argument("plain_dir")
+    st = sub.add_parser("sites")
+    st.add_argument("dir")
+    st.add_argument("--functions", action="store_true",
+                    help="START-END of the functions holding sites instead")
+    st.add_argument("--out", help="write here instead of stdout")
     args = ap.parse_args(argv[1:])
+    if args.cmd == "sites":
+        try:
+            return sites(args)
+        except (OSError, ValueError, subprocess.CalledProcessError) as e:
+            print("verify.py sites: %s" % e, file=sys.stderr)
+            return 1
     if args.cmd == "compare":
         result = compare(args.atomic_dir, args.plain_dir)
         with open(args.plain_dir + "/vs-atomic-read.json", "w") as f:
@@ -356,7 +331,7 @@ def main(argv):
               % (result["functions_differing"],
                  result["functions_compared"]), file=sys.stderr)
         return 0
-    result = verify(args)
+    result, addrs = verify(args)
     for name, ok in result["checks"].items():
         print("  %-20s %s" % (name, "ok" if ok else "FAILED"),
               file=sys.stderr)
@@ -374,10 +349,9 @@ def main(argv):
                        "series_hash": args.series_hash},
             "compiler": args.compiler, "boot_args": args.boot_args,
             "verify": result}
-    tmp = args.dir + "/build.json.tmp"
-    with open(tmp, "w") as f:
-        json.dump(meta, f, indent=1)
-    subprocess.run(["mv", tmp, args.dir + "/build.json"], check=True)
+    write_file(os.path.join(args.dir, SITES_FILE),
+               sites_text(args.dir, addrs))
+    write_file(args.dir + "/build.json", json.dumps(meta, indent=1))
     return 0
 
 

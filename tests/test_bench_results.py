@@ -139,25 +139,42 @@ def test_counts_find_without_a_plugin(tmp_path):
 
 
 def test_sites_file(tmp_path):
-    calls = []
-
-    def fake_run(cmd, **kw):
-        calls.append(cmd)
-        out = cmd[cmd.index("--out") + 1]
-        with open(out, "w") as f:
-            f.write("# jump table sites of X: %d\n" % len(listed))
-            f.write("".join("ffffffff8100%04x\n" % i for i in listed))
-        return subprocess.CompletedProcess(cmd, 0, "", "")
-
-    listed = [1, 2, 3]
+    """The build dir's jump-sites.txt is copied; an empty table is None."""
+    jl, ar = tmp_path / "jl", tmp_path / "ar"
+    jl.mkdir()
+    ar.mkdir()
+    (jl / "jump-sites.txt").write_text(
+        "# jump table sites of X: 3\n" +
+        "".join("ffffffff8100%04x\n" % i for i in (1, 2, 3)))
+    (ar / "jump-sites.txt").write_text("# jump table sites of Y: 0\n")
     out = str(tmp_path / "jl.txt")
-    assert counts.sites_file(str(ROOT), "/b/jl", out, run=fake_run) \
-        == (out, 3)
-    assert calls[0][1:] == ["/b/jl", "--out", out]
-    listed = []
-    assert counts.sites_file(str(ROOT), "/b/ar", out, run=fake_run) \
-        == (None, 0)
-    assert counts.sites_file(str(tmp_path), "/b", out) == (None, 0)
+    assert counts.sites_file(str(jl), out) == (out, 3)
+    assert open(out).read() == (jl / "jump-sites.txt").read_text()
+    assert counts.sites_file(str(ar), out) == (None, 0)
+    with pytest.raises(counts.PluginError, match="run kernel-variants/build"):
+        counts.sites_file(str(tmp_path), out)
+
+
+def test_counts_find_locates_the_built_plugin(tmp_path):
+    """find() asks bench/plugin/build --locate and builds nothing; a plugin
+    that is not built is an error naming bench/plugin/build."""
+    calls = []
+    so = tmp_path / "branches-x.so"
+    so.write_text("")
+
+    def located(cmd, **kw):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, 0, "%s\n" % so, "")
+
+    def not_built(cmd, **kw):
+        return subprocess.CompletedProcess(
+            cmd, 1, "", "plugin: error: the branch-count plugin is not built"
+            " for these sources: run bench/plugin/build\n")
+
+    assert counts.find(str(ROOT), run=located)[0] == str(so)
+    assert calls == [[str(ROOT / "bench" / "plugin" / "build"), "--locate"]]
+    with pytest.raises(counts.PluginError, match="run bench/plugin/build"):
+        counts.find(str(ROOT), run=not_built)
 
 
 def make_builds(tmp_path, variants=("jump-label", "atomic-read")):

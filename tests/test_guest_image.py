@@ -292,3 +292,33 @@ def test_s390x_image(tmp_path):
     assert p.returncode == 1
     assert "is an x86_64 build, this is an s390x image" in p.stderr
     assert run([BUILD, "--arch", "arm"], check=False).returncode == 2
+
+
+def test_kernel_build_without_its_module_fails(tmp_path):
+    """A kernel build tree (Module.symvers) is packed only with the
+    static-key module kernel-variants/build made for it: missing or stale,
+    the error names the command that builds it; nothing is built here."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "Makefile").write_text("# not a kernel\n")
+    d = tmp_path / "smoke-jump-label-0123"
+    (d / "include" / "config").mkdir(parents=True)
+    (d / "include" / "config" / "kernel.release").write_text("6.1.192\n")
+    (d / ".config").write_text("CONFIG_MODULES=y\n")
+    (d / "Module.symvers").write_text("")
+    os.symlink(tree, d / "source")
+    (d / "modules").mkdir()
+    fake_module(d / "modules" / "test_static_keys.ko", "")
+    (tmp_path / "b.tsv").write_text("jump-label\t%s\n" % d)
+    env = dict(os.environ, JLBENCH_CACHE=str(tmp_path / "cache"))
+    p = run([BUILD, "--builds", str(tmp_path / "b.tsv")], env=env,
+            check=False)
+    assert p.returncode == 1
+    assert "jlbench_static_key.ko is missing: run kernel-variants/build" \
+        in p.stderr
+    fake_module(d / "modules" / "jlbench_static_key.ko", "")
+    p = run([BUILD, "--builds", str(tmp_path / "b.tsv")], env=env,
+            check=False)
+    assert p.returncode == 1
+    assert "not built from the current module source" in p.stderr
+    assert not (tmp_path / "cache" / "modules").exists()

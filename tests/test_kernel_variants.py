@@ -16,6 +16,11 @@ KV = ROOT / "kernel-variants"
 sys.path.insert(0, str(KV))
 import kconfig  # noqa: E402
 import verify  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from lib import arch  # noqa: E402
+
+X86 = arch.get("x86_64")
+S390 = arch.get("s390x")
 
 BUILD = str(KV / "build")
 
@@ -65,7 +70,7 @@ def test_parse_jump_table_relative_entries():
     # key = base + 8 + 0x1000 with flag bit 1 set
     data = struct.pack("<iiq", -0x100, 0x20, 0x1000 + 1)
     data += struct.pack("<iiq", 0x10, 0x30, 0x2000)
-    entries = verify.parse_jump_table(data, base)
+    entries = X86.jump_entries(data, base)
     assert entries[0] == (base - 0x100, base + 4 + 0x20, base + 8 + 0x1000, 1)
     assert entries[1] == (base + 16 + 0x10, base + 20 + 0x30,
                           base + 24 + 0x2000, 0)
@@ -75,10 +80,10 @@ def test_parse_jump_table_big_endian():
     """s390x: the same relative entries, big-endian."""
     base = 0x1000000
     data = struct.pack(">iiq", -0x100, 0x20, 0x1000 + 2)
-    assert verify.parse_jump_table(data, base, ">") == [
+    assert S390.jump_entries(data, base) == [
         (base - 0x100, base + 4 + 0x20, base + 8 + 0x1000, 2)]
     # read little-endian, the same bytes are another table
-    assert verify.parse_jump_table(data, base)[0][0] != base - 0x100
+    assert X86.jump_entries(data, base)[0][0] != base - 0x100
 
 
 FIX = ROOT / "tests" / "fixtures" / "kernel-variants"
@@ -90,7 +95,7 @@ def test_s390x_real_jump_entry_and_site():
     relative; and objdump's text of that site, which verify classifies as
     the NOP (brcl 0, printed jgnop by binutils 2.40)."""
     entry = bytes.fromhex("ff e5 c4 78 ff e5 c5 38 00 00 00 00 00 0a b4 80")
-    assert verify.parse_jump_table(entry, 0x5e4f90, ">") == [
+    assert S390.jump_entries(entry, 0x5e4f90) == [
         (0x441408, 0x4414cc, 0x690418, 0)]  # key: __tracepoint_tcp_probe+8
     insns = verify.parse_disassembly(
         (FIX / "s390x-objdump-site.txt").read_text())
@@ -99,14 +104,14 @@ def test_s390x_real_jump_entry_and_site():
                                      0x441412, 0x441418]
     site = dict(insns)[0x441408]
     assert site == "jgnop\t4414cc <tcp_rcv_established+0xec>"
-    s390 = verify.ARCHES["s390x"]
+    s390 = S390
     assert s390.nop_re.match(site)
     assert s390.nop_re.match("brcl\t0,4414cc <tcp_rcv_established+0xec>")
     # enabled, the same site is brcl 15 (jg); other instructions are no NOP
     for text in ("jg\t4414cc <tcp_rcv_established+0xec>",
                  "brcl\t15,4414cc", "lgr\t%r2,%r11", "nopr\t%r7"):
         assert not s390.nop_re.match(text), text
-    assert not verify.X86.nop_re.match(site)
+    assert not X86.nop_re.match(site)
 
 
 def test_s390x_load_test_branch_classifier():
@@ -127,7 +132,7 @@ def test_s390x_load_test_branch_classifier():
           ["larl\t%r1,690410 <k>", "icm\t%r2,15,8(%r1)",
            "jgne\t4414cc <f+0xec>"]]
     for window in ok:
-        assert verify.is_load_test_brc(window), window
+        assert S390.is_check(window), window
     bad = [["larl\t%r1,690410 <k>", "l\t%r1,8(%r1)",
             "j\t4414cc <f+0xec>"],                    # unconditional
            ["larl\t%r1,690410 <k>", "l\t%r2,8(%r1)", "ltr\t%r3,%r3",
@@ -138,7 +143,7 @@ def test_s390x_load_test_branch_classifier():
            ["larl\t%r1,690410 <k>", "l\t%r2,8(%r1)",
             "cijh\t%r3,0,4414cc"]]
     for window in bad:
-        assert not verify.is_load_test_brc(window), window
+        assert not S390.is_check(window), window
 
 
 def test_s390x_key_reference_through_the_got(tmp_path):
@@ -152,32 +157,33 @@ def test_s390x_key_reference_through_the_got(tmp_path):
     exe = str(tmp_path / "got")
     run(["s390x-linux-gnu-gcc", "-O2", "-nostdlib", "-static", "-o", exe,
          str(src)])
-    s390 = verify.ARCHES["s390x"]
-    syms = verify.symbols(exe, s390)
+    syms = verify.symbols(exe, S390)
     key, slot, other = (syms[n][0] for n in ("key", "slot", "other"))
-    refers = verify.s390_refers_to
-    assert refers(exe, "lgrl\t%%r1,%x <slot>" % slot, key, key + 32, s390)
-    assert refers(exe, "larl\t%%r1,%x <key+0x8>" % (key + 8), key,
-                  key + 32, s390)
-    assert not refers(exe, "larl\t%%r1,%x <other>" % other, key, key + 32,
-                      s390)
-    assert not refers(exe, "lg\t%%r1,%x" % slot, key, key + 32, s390)
+
+    def refers(text, kstart, kend):
+        return S390.refers_to(text, "key", kstart, kend,
+                              lambda a, n: verify.read_at(exe, a, n, S390))
+
+    assert refers("lgrl\t%%r1,%x <slot>" % slot, key, key + 32)
+    assert refers("larl\t%%r1,%x <key+0x8>" % (key + 8), key, key + 32)
+    assert not refers("larl\t%%r1,%x <other>" % other, key, key + 32)
+    assert not refers("lg\t%%r1,%x" % slot, key, key + 32)
 
 
 def test_load_test_jcc_classifier():
     scheduled = ["mov    0x86339e(%rip),%eax        # <k+0x8>",
                  "mov    0xc0(%rsi),%r13", "mov    0x68(%rsi),%r12d",
                  "test   %eax,%eax", "jg     ffffffff812a7c15 <f+0x2a5>"]
-    assert verify.is_load_test_jcc(scheduled)
-    assert verify.is_load_test_jcc(["cmpl   $0x0,0x1(%rip)  # <k+0x8>",
-                                    "jg     ffffffff81000000 <f+0x5>"])
+    assert X86.is_check(scheduled)
+    assert X86.is_check(["cmpl   $0x0,0x1(%rip)  # <k+0x8>",
+                         "jg     ffffffff81000000 <f+0x5>"])
     # a load whose register is never tested is not a check
-    assert not verify.is_load_test_jcc(["mov    0x1(%rip),%eax  # <k>",
-                                        "test   %ebx,%ebx",
-                                        "jne    ffffffff81000000 <f>"])
-    assert not verify.is_load_test_jcc(["mov    0x1(%rip),%eax  # <k>",
-                                        "test   %eax,%eax",
-                                        "jmp    ffffffff81000000 <f>"])
+    assert not X86.is_check(["mov    0x1(%rip),%eax  # <k>",
+                             "test   %ebx,%ebx",
+                             "jne    ffffffff81000000 <f>"])
+    assert not X86.is_check(["mov    0x1(%rip),%eax  # <k>",
+                             "test   %eax,%eax",
+                             "jmp    ffffffff81000000 <f>"])
 
 
 def test_build_usage_errors():

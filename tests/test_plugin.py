@@ -115,7 +115,7 @@ def test_apt_src_list_none_found(tmp_path):
     assert "no apt source" in p.stderr
 
 
-@pytest.mark.parametrize("script", ["fetch-header", "build-plugin",
+@pytest.mark.parametrize("script", ["fetch-header", "build",
                                     "build-testinit", "bench-cost"])
 def test_scripts_help_and_usage(script):
     p = run([str(PLUGIN / script), "--help"])
@@ -128,7 +128,7 @@ def test_scripts_help_and_usage(script):
 @pytest.fixture(scope="module")
 def plugin_so():
     """The built plugin (fetches the header on the first run)."""
-    p = run([str(PLUGIN / "build-plugin")])
+    p = run([str(PLUGIN / "build")])
     path = p.stdout.strip().splitlines()[-1]
     assert os.path.isfile(path), p.stdout
     return path
@@ -157,8 +157,10 @@ def test_fetch_header_is_cached_and_recorded(plugin_so):
 def test_build_plugin_is_content_hashed(plugin_so):
     assert not plugin_so.startswith(str(ROOT))
     assert os.path.basename(plugin_so).startswith("branches-")
-    again = run([str(PLUGIN / "build-plugin")]).stdout.strip()
+    again = run([str(PLUGIN / "build")]).stdout.strip()
     assert again == plugin_so
+    assert run([str(PLUGIN / "build"), "--locate"]).stdout.strip() == \
+        plugin_so
     syms = run(["nm", "-D", "--defined-only", plugin_so]).stdout
     assert "qemu_plugin_install" in syms
     assert "qemu_plugin_version" in syms
@@ -239,71 +241,16 @@ def test_build_testinit(tmp_path):
     assert "jne" in dis
 
 
-JUMP_TABLE_ASM = """\
-    .text
-    .globl f1, f2, f3
-f1: nop
-.Lsite1: .byte 0x66, 0x90
-    ret
-f2: nop
-.Lsite2: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00
-.Lsite3: .byte 0x66, 0x90
-    ret
-f3: ret
-    .section __jump_table, "aw"
-    .balign 8
-    .globl __start___jump_table, __stop___jump_table
-__start___jump_table:
-    .long .Lsite2 - ., f3 - .
-    .quad 0
-    .long .Lsite1 - ., f3 - .
-    .quad 0
-    .long .Lsite3 - ., f3 - .
-    .quad 0
-    .long .Lsite1 - ., f3 - .
-    .quad 0
-__stop___jump_table:
-"""
-
-
-def fake_build(tmp_path, asm):
-    """A dir with a linked 'vmlinux' and its System.map (nm output)."""
-    (tmp_path / "jt.s").write_text(asm)
-    run(["as", "-o", str(tmp_path / "jt.o"), str(tmp_path / "jt.s")])
-    run(["ld", "-e", "f1", "-o", str(tmp_path / "vmlinux"),
-         str(tmp_path / "jt.o")])
-    nm = run(["nm", "-n", str(tmp_path / "vmlinux")]).stdout
-    (tmp_path / "System.map").write_text(nm)
-    return {ln.split()[2]: int(ln.split()[0], 16)
-            for ln in nm.splitlines()}
-
-
-def test_jump_sites_reads_the_jump_table(tmp_path):
-    syms = fake_build(tmp_path, JUMP_TABLE_ASM)
-    p = run([str(PLUGIN / "jump-sites"), str(tmp_path)])
-    lines = p.stdout.splitlines()
-    assert lines[0].startswith("# jump table sites of")
-    # site1 = f1 + 1 (after a nop), site2 = f2 + 1, site3 = site2 + 5;
-    # duplicates (two entries for one site) are printed once.
-    assert lines[1:] == ["%x" % a for a in (syms["f1"] + 1, syms["f2"] + 1,
-                                            syms["f2"] + 6)]
-    p = run([str(PLUGIN / "jump-sites"), str(tmp_path), "--functions",
-             "--out", str(tmp_path / "f.txt")])
-    lines = (tmp_path / "f.txt").read_text().splitlines()
-    assert lines[1:] == ["%x-%x" % (syms["f1"], syms["f2"]),
-                         "%x-%x" % (syms["f2"], syms["f3"])]
-
-
-def test_jump_sites_empty_table_and_errors(tmp_path):
-    asm = JUMP_TABLE_ASM.split("__start___jump_table:")[0] + \
-        "__start___jump_table:\n__stop___jump_table:\n"
-    fake_build(tmp_path, asm)
-    p = run([str(PLUGIN / "jump-sites"), str(tmp_path)])
-    assert p.stdout.splitlines()[1:] == []
-    assert ": 0" in p.stdout
-    p = run([str(PLUGIN / "jump-sites"), str(tmp_path / "nothing")],
-            check=False)
-    assert p.returncode == 1 and "System.map" in p.stderr
+def test_locate_builds_nothing(tmp_path):
+    """--locate in a cache without the plugin fails naming the command and
+    fetches nothing."""
+    env = dict(os.environ, JLBENCH_CACHE=str(tmp_path))
+    p = run([str(PLUGIN / "build"), "--locate"], env=env, check=False)
+    assert p.returncode == 1
+    assert "run bench/plugin/build" in p.stderr
+    assert p.stdout == "" and os.listdir(tmp_path) == []
+    p = run([str(PLUGIN / "fetch-header"), "--cached"], env=env, check=False)
+    assert p.returncode == 1 and "fetch-header" in p.stderr
 
 
 @pytest.mark.integration

@@ -32,6 +32,19 @@ def test_s390x_all_and_none():
     assert not [s for s in stages("--no-s390x") if "s390x" in s]
 
 
+def test_stage_order_and_the_plugin_stage():
+    """The plugin is built in a stage of its own, between the image and the
+    runs, unless the accelerator can load no TCG plugin."""
+    names = [s.split(":")[0] for s in stages("--no-s390x")]
+    assert names == ["deps", "kernels", "image", "plugin"]
+    assert "bench/plugin/build --dry-run" in stages("--no-s390x")[3]
+    for accel in ("kvm", "tcg"):
+        assert "plugin" not in [s.split(":")[0] for s in stages(
+            "--no-s390x", "--accel", accel)]
+    assert "plugin" in [s.split(":")[0] for s in stages(
+        "--no-s390x", "--accel", "icount")]
+
+
 @pytest.mark.parametrize("args, msg", [
     (["--s390x", "bogus"], "--s390x takes jump-label, all or none"),
     (["--jobs"], "--jobs needs a value"),

@@ -1,0 +1,2 @@
+"""Python helpers shared by the jlbench stages (lib/arch.py: the
+architecture table)."""
