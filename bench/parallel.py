@@ -17,8 +17,11 @@ handlers run there, never in a worker.
 import os
 import threading
 
+from bench import schema
+
 # Accelerator modes whose figures do not depend on the host's load.
-PARALLEL_MODES = ("icount",)
+PARALLEL_MODES = tuple(m for m in schema.RUN_MODES
+                       if not schema.MODE[m].wall_clock)
 
 
 def cpus():

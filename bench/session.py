@@ -17,10 +17,9 @@ from typing import Optional
 
 from bench import accel, boot, console, counts, execute, hostinfo, inputs
 from bench import plan as planmod
-from bench import qemu, results, runner, slurmrun
+from bench import qemu, results, runner, schema, slurmrun
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BASELINE = "atomic-read"
 # The A/A twin of the baseline: its label is the variant plus this suffix.
 TWIN_SUFFIX = ".aa"
 
@@ -81,7 +80,7 @@ def _labels(args, builds):
     if unknown:
         raise Fail("variants %s are not in %s (it has: %s)" % (
             ", ".join(unknown), args.builds, ", ".join(builds)))
-    base = BASELINE if BASELINE in variants else variants[0]
+    base = schema.BASELINE if schema.BASELINE in variants else variants[0]
     if args.aa is None:
         labels = [(v, v) for v in variants]
         if args.no_aa:
