@@ -8,25 +8,30 @@ those of the host (wall time, start time, place in the plan, try number),
 its per-second samples and its plugin report (raw/*.counts). differences()
 names every place where two dirs disagree; consoles() compares the serial
 consoles of the same runs, for finding out why. bench/bench-parallel and
-tests/test_bench_parallel_boot.py use them.
+tests/test_bench_parallel_boot.py use them. For one try: recorded_try()
+gives the same figures of a try as recorded in its dir, try_figures() of
+raw files that have no runs.csv row yet (a rerun, bench/provenance.py),
+and compare() names where two such figures disagree.
 """
 import csv
 import os
 import types
 
-from bench import results
+from bench import rawtry, results
 
 # runs.csv columns that say where and when a try ran, not what it measured.
 HOST_COLUMNS = ("index", "round", "position", "try", "wall_seconds",
                 "started_utc", "host")
 
 
-def _csv(path):
+def csv_rows(path):
+    """The rows of a CSV file with a header, as dicts."""
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
 
 
-def _base(d, row):
+def try_base(d, row):
+    """raw/<NNN>-<variant>-try<K> of the try of runs.csv row in dir d."""
     run = types.SimpleNamespace(index=int(row["index"]),
                                 variant=row["variant"])
     return results.ResultsDir(d, []).raw_base(run, int(row["try"]))
@@ -50,20 +55,71 @@ def figures(d):
     """{(label, perturb_seed, seconds): {"row", "samples", "counts",
     "base"}} of the ok tries of results dir d."""
     samples = {}
-    for s in _csv(os.path.join(d, "samples.csv")):
+    for s in csv_rows(os.path.join(d, "samples.csv")):
         samples.setdefault(s["index"], []).append(
             (s["second"], s["throughput_mbps"], s["warmup"]))
     out = {}
-    for row in _csv(os.path.join(d, "runs.csv")):
+    for row in csv_rows(os.path.join(d, "runs.csv")):
         if row["status"] != "ok":
             continue
-        base = _base(d, row)
+        base = try_base(d, row)
         out[key(row)] = {
             "row": {c: v for c, v in row.items() if c not in HOST_COLUMNS},
             "samples": samples.get(row["index"], []),
             "counts": _report(base + ".counts"),
             "base": base,
         }
+    return out
+
+
+def recorded_try(d, row):
+    """The figures of the try of runs.csv row (a dict) in dir d, as
+    figures() gives them."""
+    samples = [(s["second"], s["throughput_mbps"], s["warmup"])
+               for s in csv_rows(os.path.join(d, "samples.csv"))
+               if s["index"] == row["index"]]
+    base = try_base(d, row)
+    return {"row": {c: v for c, v in row.items() if c not in HOST_COLUMNS},
+            "samples": samples, "counts": _report(base + ".counts"),
+            "base": base}
+
+
+def _cell(value):
+    """A value as runs.csv holds it."""
+    return "" if value is None else str(value)
+
+
+def try_figures(base, perf_events, plugin, ended):
+    """The figures of the try whose raw files start with base, derived with
+    the runner's parser (bench/rawtry.py): "row" holds the cells derive()
+    owns, as runs.csv would hold them."""
+    got = rawtry.derive(base, perf_events, plugin, ended)
+    values = [(x, 1) for x in got.warmup] + [(x, 0) for x in got.measured]
+    return {"row": {c: _cell(v) for c, v in got.cells.items()},
+            "samples": [(str(n), _cell(x), str(w))
+                        for n, (x, w) in enumerate(values, 1)],
+            "counts": _report(base + ".counts"), "base": base}
+
+
+def compare(x, y, name, columns=None):
+    """Where figures x and y (figures(), recorded_try(), try_figures())
+    disagree: lines naming each cell, count and the first sample that
+    differ. columns: the row cells to compare (default: all of both)."""
+    out = []
+    for what in ("row", "counts"):
+        keys = columns if what == "row" and columns is not None \
+            else sorted(set(x[what]) | set(y[what]))
+        for c in keys:
+            if x[what].get(c) != y[what].get(c):
+                out.append("%s: %s %s: %r vs %r" % (
+                    name, what, c, x[what].get(c), y[what].get(c)))
+    if x["samples"] != y["samples"]:
+        first = next((i for i, (p, q) in enumerate(
+            zip(x["samples"], y["samples"])) if p != q),
+            min(len(x["samples"]), len(y["samples"])))
+        out.append("%s: samples differ from sample %d on (%d vs %d samples)"
+                   % (name, first + 1, len(x["samples"]),
+                      len(y["samples"])))
     return out
 
 
@@ -79,19 +135,22 @@ def differences(a, b):
            for d, x, y in ((b, fa, fb), (a, fb, fa)) for k in sorted(x)
            if k not in y]
     for k in sorted(set(fa) & set(fb)):
-        x, y = fa[k], fb[k]
-        for what in ("row", "counts"):
-            for c in sorted(set(x[what]) | set(y[what])):
-                if x[what].get(c) != y[what].get(c):
-                    out.append("%s: %s %s: %r vs %r" % (
-                        _name(k), what, c, x[what].get(c), y[what].get(c)))
-        if x["samples"] != y["samples"]:
-            first = next((i for i, (p, q) in enumerate(
-                zip(x["samples"], y["samples"])) if p != q),
-                min(len(x["samples"]), len(y["samples"])))
-            out.append("%s: samples differ from sample %d on"
-                       % (_name(k), first + 1))
+        out += compare(fa[k], fb[k], _name(k))
     return out
+
+
+def console_difference(a_base, b_base):
+    """[(name, first differing line)] when the consoles of two tries
+    differ, else []."""
+    with open(a_base + ".log", "rb") as f:
+        x = f.read().splitlines()
+    with open(b_base + ".log", "rb") as f:
+        y = f.read().splitlines()
+    if x == y:
+        return []
+    line = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q),
+                min(len(x), len(y)))
+    return [(os.path.basename(a_base), line + 1)]
 
 
 def consoles(a, b):
@@ -100,14 +159,8 @@ def consoles(a, b):
     fa, fb = figures(a), figures(b)
     out = []
     for k in sorted(set(fa) & set(fb)):
-        with open(fa[k]["base"] + ".log", "rb") as f:
-            x = f.read().splitlines()
-        with open(fb[k]["base"] + ".log", "rb") as f:
-            y = f.read().splitlines()
-        if x != y:
-            line = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q),
-                        min(len(x), len(y)))
-            out.append((_name(k), line + 1))
+        out += [(_name(k), line) for _, line in
+                console_difference(fa[k]["base"], fb[k]["base"])]
     return out
 
 

@@ -14,7 +14,7 @@ import re
 import threading
 import time
 
-from bench import counts
+from bench import counts, hostinfo
 
 RUN_COLUMNS = [
     "index", "round", "position", "variant", "label", "mode", "perturb_seed",
@@ -172,7 +172,8 @@ class ResultsDir:
             return json.load(f)
 
     def write_meta(self, meta):
-        write_json(self.meta_json, meta)
+        """meta.json, with this machine's paths written portably."""
+        write_json(self.meta_json, hostinfo.portable(meta))
 
     def raw_base(self, run, try_no):
         """raw/<NNN>-<variant>-try<K> (add .log, .qemu-cmd, ...)."""

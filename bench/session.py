@@ -13,7 +13,7 @@ import tempfile
 import time
 
 from bench import accel, cli, console, counts, execute, hostinfo, inputs
-from bench import parallel
+from bench import parallel, provenance
 from bench import plan as planmod
 from bench import qemu, results, runner, slurm, slurmrun
 from bench.log import Log, duration
@@ -201,6 +201,7 @@ def new_session(args, log, builds):
         meta["plugin"]["sites"] = sizes
     planmod.write(the_plan, resdir.plan_csv)
     resdir.write_meta(meta)
+    provenance.record(resdir.path, meta, builds, images, ROOT)
     return dict(meta=meta, plan=the_plan, pending=the_plan,
                 next_try={r.index: 1 for r in the_plan}, resdir=resdir,
                 images=images, qemu_bin=qemu_bin, sites=sites)
