@@ -184,7 +184,7 @@ elif [[ -n "${plan[image_kernels]}" ]]; then
 	fi
 	image_args+=(--builds "$work/image-builds.tsv")
 fi
-step "$src/guest-image/build" "${image_args[@]}" >/dev/null || die "building the initramfs failed (see above)"
+step "$src/guest-image/build" "${image_args[@]}" || die "building the initramfs failed (see above)"
 
 # (5) the try again, and the comparison
 if [[ $dry_run == 1 ]]; then
