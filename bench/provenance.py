@@ -42,6 +42,8 @@ TEMPLATE = os.path.join(hostinfo.ROOT, "bench", "reproduce-template.sh")
 BEGIN = "# BEGIN RUN DEFINITION"
 END = "# END RUN DEFINITION"
 MODULES = "lib/modules/jlbench/"
+# Untracked files bigger than this stay out of git.diff (and are named).
+UNTRACKED_MAX = 1 << 20
 # rerun's exit status when the try ran but its mode gives no same bits.
 NOT_COMPARABLE = 3
 
@@ -123,14 +125,17 @@ def _git(root, *args):
 def git_diff(root):
     """(the checkout's changes against HEAD as a `git apply`able binary
     diff, untracked files included, untracked paths left out). Untracked
-    files under results/ are left out: the results dirs themselves."""
+    files under results/ (the results dirs themselves) and those bigger
+    than UNTRACKED_MAX are left out."""
     rc, diff = _git(root, "diff", "HEAD", "--binary")
     if rc != 0:
         raise Problem("git diff HEAD failed in %s" % root)
     rc, out = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
     left_out = []
     for name in sorted(x for x in out.decode().split("\0") if x):
-        if name.startswith("results/"):
+        path = os.path.join(root, name)
+        if name.startswith("results/") or not os.path.isfile(path) or \
+                os.path.getsize(path) > UNTRACKED_MAX:
             left_out.append(name)
             continue
         rc, new = _git(root, "diff", "--no-index", "--binary", "/dev/null",
@@ -222,6 +227,26 @@ def _git_state(root, prov, notes):
     return out
 
 
+def portable_sites(resdir):
+    """Rewrite the comment lines of resdir/sites/*.txt (jump-sites names
+    the build dir there) with portable paths; the sites stay as they are.
+    Returns the files rewritten."""
+    d = os.path.join(resdir, "sites")
+    done = []
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+        path = os.path.join(d, name)
+        with open(path) as f:
+            lines = f.read().split("\n")
+        fixed = [hostinfo.portable(ln) if ln.startswith("#") else ln
+                 for ln in lines]
+        if fixed != lines:
+            with open(path + ".tmp", "w") as f:
+                f.write("\n".join(fixed))
+            os.replace(path + ".tmp", path)
+            done.append(path)
+    return done
+
+
 def record(resdir, meta, builds, images, root=hostinfo.ROOT, env=None):
     """Write provenance/ and reproduce.sh into the results dir resdir for
     the run meta describes; builds, images: bench/inputs.py's Build and
@@ -269,6 +294,7 @@ def record(resdir, meta, builds, images, root=hostinfo.ROOT, env=None):
         json.dump(hostinfo.portable(doc), f, indent=2, sort_keys=True)
         f.write("\n")
     write_script(resdir, doc)
+    portable_sites(resdir)
     return doc
 
 
@@ -468,6 +494,12 @@ def rewrite(argv, kernel, initrd, console_log, plugin=None,
     return out
 
 
+def _sites(path):
+    """The sites of a sites file (its comment lines name a path)."""
+    with open(path) as f:
+        return [ln for ln in f.read().splitlines() if not ln.startswith("#")]
+
+
 def _qemu_bin(recorded, env):
     """$JLBENCH_QEMU, else the recorded binary when it runs here, else
     Debian's."""
@@ -514,10 +546,9 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
             out_dir, "sites-%s.txt" % v))
         recorded_sites = os.path.join(resdir, "sites", v + ".txt")
         if sites and os.path.isfile(recorded_sites):
-            with open(sites, "rb") as f, open(recorded_sites, "rb") as g:
-                if f.read() != g.read():
-                    fails.append("static-key sites of %s differ from "
-                                 "sites/%s.txt" % (v, v))
+            if _sites(sites) != _sites(recorded_sites):
+                fails.append("static-key sites of %s differ from "
+                             "sites/%s.txt" % (v, v))
     with open(rec_base + ".qemu-cmd") as f:
         recorded = shlex.split(f.read())
     cmd = rewrite(recorded, b.kernel, image, base + ".log", plugin,
@@ -563,15 +594,15 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
 
 
 def scrub(resdir):
-    """Rewrite resdir/meta.json with portable paths; True if it changed."""
+    """Rewrite resdir/meta.json and the comments of sites/*.txt with
+    portable paths; True if anything changed."""
     path = os.path.join(resdir, "meta.json")
     meta = _json(path)
     fixed = hostinfo.portable(meta)
-    if fixed == meta:
-        return False
-    from bench import results
-    results.write_json(path, fixed)
-    return True
+    if fixed != meta:
+        from bench import results
+        results.write_json(path, fixed)
+    return bool(portable_sites(resdir)) or fixed != meta
 
 
 def main(argv):

@@ -317,6 +317,8 @@ def test_committed_results_dirs_name_no_home_dir():
             continue
         text = meta.read_text()
         assert "/root/" not in text and "/home/" not in text, meta
+        for s in (d / "sites").glob("*.txt"):
+            assert "/root/" not in s.read_text(), s
         if (d / "reproduce.sh").exists():
             assert (d / "provenance" / "provenance.json").is_file()
 
@@ -331,3 +333,20 @@ def test_recorded_try_and_compare(setup):
     assert identity.compare(a, b, "x") == [
         "x: samples differ from sample %d on (%d vs %d samples)"
         % (len(a["samples"]), len(a["samples"]), len(a["samples"]) - 1)]
+
+
+def test_scrub_makes_meta_and_sites_portable(tmp_path, monkeypatch):
+    monkeypatch.setenv("JLBENCH_CACHE", str(tmp_path / "c"))
+    d = tmp_path / "r"
+    (d / "sites").mkdir(parents=True)
+    (d / "meta.json").write_text(json.dumps(
+        {"plugin": {"path": str(tmp_path / "c" / "p.so")}}))
+    (d / "sites" / "jump-label.txt").write_text(
+        "# jump table sites of %s: 1\nffffffff81000c31\n" % (
+            tmp_path / "c" / "kernels" / "k"))
+    assert provenance.scrub(str(d)) is True
+    assert json.load(open(d / "meta.json")) == {
+        "plugin": {"path": "$JLBENCH_CACHE/p.so"}}
+    assert (d / "sites" / "jump-label.txt").read_text() == \
+        "# jump table sites of $JLBENCH_CACHE/kernels/k: 1\nffffffff81000c31\n"
+    assert provenance.scrub(str(d)) is False
