@@ -19,7 +19,7 @@
 #
 # Steps: (1) clone --clone into WORK/jlbench, check out COMMIT and, when the
 # run was made in a dirty tree, apply provenance/git.diff; (2) ask that
-# checkout's bench/provenance.py which try to rerun and which kernels it
+# checkout's bench/replay.py which try to rerun and which kernels it
 # needs (the one it boots, and those whose modules its initramfs carries);
 # (3) build them with kernel-variants/build (the recorded config, arch and
 # the patch series of provenance/patches) and check that their build hashes
@@ -77,9 +77,9 @@ step() {
 	"$@"
 }
 
-# provenance ARGS...: python3 -m bench.provenance ARGS of the checkout.
-provenance() {
-	(cd "$src" && "$PYTHON" -m bench.provenance "$@")
+# replay ARGS...: python3 -m bench.replay ARGS of the checkout.
+replay() {
+	(cd "$src" && "$PYTHON" -m bench.replay "$@")
 }
 
 clone=""
@@ -145,7 +145,7 @@ if [[ $DIRTY == 1 ]]; then
 		die "provenance/git.diff does not apply to $COMMIT"
 fi
 if [[ $dry_run == 1 ]]; then
-	log "dry run: then bench.provenance plan, kernel-variants/build, check-kernels, guest-image/build and rerun, as below"
+	log "dry run: then bench.replay plan, kernel-variants/build, check-kernels, guest-image/build and rerun, as below"
 	src=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null || echo "$clone")
 fi
 
@@ -153,7 +153,7 @@ fi
 declare -A plan=()
 while IFS='=' read -r key value; do
 	plan[$key]=$value
-done < <(provenance plan "$HERE" ${run:+--run "$run"} || echo "error=1")
+done < <(replay plan "$HERE" ${run:+--run "$run"} || echo "error=1")
 [[ -z "${plan[error]:-}" ]] || die "cannot tell which try to rerun (see above)"
 read -r -a kernels <<<"${plan[kernels]}"
 log "run ${plan[run]} try ${plan[try]} (${plan[variant]}): kernels ${kernels[*]} (${plan[config]} config, ${plan[arch]})"
@@ -166,7 +166,7 @@ done
 step env JLBENCH_PATCHES="$HERE/provenance/patches" "$src/kernel-variants/build" "${build_args[@]}" ||
 	die "building the kernels failed (see above)"
 if [[ $dry_run == 0 ]]; then
-	provenance check-kernels "$HERE" "$work/builds.tsv" --kernels "${kernels[*]}" ||
+	replay check-kernels "$HERE" "$work/builds.tsv" --kernels "${kernels[*]}" ||
 		die "the rebuilt kernels are not the recorded ones (see above)"
 fi
 
@@ -188,12 +188,12 @@ step "$src/guest-image/build" "${image_args[@]}" || die "building the initramfs 
 
 # (5) the try again, and the comparison
 if [[ $dry_run == 1 ]]; then
-	step provenance rerun "$HERE" --run "${plan[run]}" --builds "$work/builds.tsv" \
+	step replay rerun "$HERE" --run "${plan[run]}" --builds "$work/builds.tsv" \
 		--image "IMAGE" --out "$work/rerun"
 	exit 0
 fi
 status=0
-provenance rerun "$HERE" --run "${plan[run]}" --builds "$work/builds.tsv" \
+replay rerun "$HERE" --run "${plan[run]}" --builds "$work/builds.tsv" \
 	--image "$(cat "$work/image.path")" --out "$work/rerun" || status=$?
 elapsed=$((SECONDS - T0))
 case "$status" in

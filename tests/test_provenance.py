@@ -1,8 +1,8 @@
-"""bench/provenance.py and the reproduce.sh it writes, with the stand-in
-QEMU (tests/fixtures/bench/) and hand-made builds: what a results dir
-records, portable paths, the command-line rewrite, the rerun's comparison
-(PASS, and FAIL naming each figure that differs). The real rebuild and
-rerun from a clean clone: test_reproduce.py."""
+"""bench/provenance.py, bench/replay.py and the reproduce.sh they serve,
+with the stand-in QEMU (tests/fixtures/bench/) and hand-made builds: what
+a results dir records, portable paths, the command-line rewrite, the
+rerun's comparison (PASS, and FAIL naming each figure that differs). The
+real rebuild and rerun from a clean clone: test_reproduce.py."""
 import csv
 import gzip
 import importlib.util
@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from bench import hostinfo, identity, provenance  # noqa: E402
+from bench import hostinfo, identity, provenance, replay  # noqa: E402
 
 STANDIN = ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu"
 RUN = str(ROOT / "bench" / "run")
@@ -84,7 +84,7 @@ def made(setup):
 
 
 def rerun(d, tmp, env, *extra):
-    return run([sys.executable, "-m", "bench.provenance", "rerun", d,
+    return run([sys.executable, "-m", "bench.replay", "rerun", d,
                 "--builds", str(tmp / "builds.tsv"), "--image",
                 str(tmp / "cache" / "initramfs" / "img.cpio.gz"),
                 "--out", str(tmp / "rerun")] + list(extra), env=env,
@@ -183,33 +183,33 @@ def test_a_tcg_rerun_is_shown_not_compared(setup):
     run(argv, env=env)
     d = (tmp / "out").read_text().strip()
     p = rerun(d, tmp, env)
-    assert p.returncode == provenance.NOT_COMPARABLE
+    assert p.returncode == replay.NOT_COMPARABLE
     assert "NOT COMPARED: under tcg" in p.stdout
 
 
 def test_plan_and_check_kernels(setup):
     tmp, env, d = made(setup)
-    got = provenance.plan(d)
+    got = replay.plan(d)
     assert got == {"run": "1", "try": "1", "variant": "jump-label",
                    "config": "smoke", "arch": "x86_64",
                    "kernels": "atomic-read jump-label",
                    "image_kernels": "atomic-read jump-label"}
-    with pytest.raises(provenance.Problem, match="no ok try of run 9"):
-        provenance.plan(d, 9)
-    lines, fails = provenance.check_kernels(d, str(tmp / "builds.tsv"))
+    with pytest.raises(replay.Problem, match="no ok try of run 9"):
+        replay.plan(d, 9)
+    lines, fails = replay.check_kernels(d, str(tmp / "builds.tsv"))
     assert fails == [] and len(lines) == 2
     # same inputs, other bytes
     jl = tmp / "cache" / "kernels" / "smoke-jump-label-hjump"
     (jl / "bzImage").write_bytes(b"other bytes")
-    _, fails = provenance.check_kernels(d, str(tmp / "builds.tsv"))
+    _, fails = replay.check_kernels(d, str(tmp / "builds.tsv"))
     assert "bzImage differs" in fails[0] and "not reproducible" in fails[0]
     # other inputs: the hash, the versions and the .config lines that differ
     info = json.load(open(jl / "build.json"))
     info.update(hash="hother", compiler="gcc 13")
     (jl / "build.json").write_text(json.dumps(info))
     (jl / ".config").write_text("CONFIG_X=m\nCONFIG_V_j=y\n")
-    _, fails = provenance.check_kernels(d, str(tmp / "builds.tsv"),
-                                        ["jump-label"])
+    _, fails = replay.check_kernels(d, str(tmp / "builds.tsv"),
+                                    ["jump-label"])
     text = "\n".join(fails)
     assert "build hash hother, recorded hjump" in text
     assert "compiler: 'gcc 13' here, 'gcc 12' recorded" in text
@@ -220,17 +220,17 @@ def test_rewrite_puts_in_this_machines_paths():
     rec = ["/opt/q", "-accel", "tcg", "-serial", "file:/old/r.log",
            "-kernel", "/old/bzImage", "-initrd", "/old/i.gz", "-append",
            "a b", "-plugin", "/old/p.so,outfile=/old/r.counts,sites=/old/s"]
-    got = provenance.rewrite(rec, "/k", "/i", "/n.log", "/p.so", "/n.counts",
-                             "/s", qemu_bin="qemu")
+    got = replay.rewrite(rec, "/k", "/i", "/n.log", "/p.so", "/n.counts",
+                         "/s", qemu_bin="qemu")
     assert got == ["qemu", "-accel", "tcg", "-serial", "file:/n.log",
                    "-kernel", "/k", "-initrd", "/i", "-append", "a b",
                    "-plugin", "/p.so,outfile=/n.counts,sites=/s"]
     with pytest.raises(ValueError, match="static-key sites"):
-        provenance.rewrite(rec, "/k", "/i", "/n.log", "/p.so", "/c", None)
+        replay.rewrite(rec, "/k", "/i", "/n.log", "/p.so", "/c", None)
     with pytest.raises(ValueError, match="loaded a plugin"):
-        provenance.rewrite(rec, "/k", "/i", "/n.log")
+        replay.rewrite(rec, "/k", "/i", "/n.log")
     with pytest.raises(ValueError, match="no -initrd"):
-        provenance.rewrite(rec[:7], "/k", "/i", "/n.log")
+        replay.rewrite(rec[:7], "/k", "/i", "/n.log")
 
 
 def test_image_variants_reads_the_cpio(tmp_path):
@@ -307,7 +307,7 @@ def test_reproduce_dry_run_names_each_step(setup):
     assert "--config smoke --arch x86_64 --out %s/w/builds.tsv " \
         "--variant atomic-read --variant jump-label" % tmp in out
     assert "guest-image/build --out %s/w/image.path" % tmp in out
-    assert "rerun %s --run 1" % d in out
+    assert "replay rerun %s --run 1" % d in out
 
 
 def test_committed_results_dirs_name_no_home_dir():
@@ -325,7 +325,7 @@ def test_committed_results_dirs_name_no_home_dir():
 
 def test_recorded_try_and_compare(setup):
     tmp, env, d = made(setup)
-    row = provenance.choose(d)
+    row = replay.choose(d)
     a = identity.recorded_try(d, row)
     assert a["samples"] and a["row"]["status"] == "ok"
     assert identity.compare(a, a, "x") == []
