@@ -1,8 +1,17 @@
-"""Facts about the host and the checkout for meta.json."""
+"""Facts about the host and the checkout for meta.json, and the paths of
+this machine written portably (portable(), local_path())."""
 import functools
 import os
 import platform
+import re
 import subprocess
+
+# The checkout this code runs from.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# How portable() writes the places of this machine, most specific first.
+CACHE_VAR = "$JLBENCH_CACHE"
+ROOT_VAR = "$JLBENCH_ROOT"
+HOME_VAR = "~"
 
 
 def _out(cmd, cwd=None):
@@ -108,3 +117,66 @@ def _loadavg():
             return f.read().split()[:3]
     except OSError:
         return None
+
+
+def cache_dir(env=None):
+    """The build cache: $JLBENCH_CACHE, else $XDG_CACHE_HOME/jlbench, else
+    ~/.cache/jlbench (lib/common.sh's rule)."""
+    env = os.environ if env is None else env
+    if env.get("JLBENCH_CACHE"):
+        return env["JLBENCH_CACHE"]
+    base = env.get("XDG_CACHE_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "jlbench")
+
+
+def places(env=None, root=ROOT):
+    """[(absolute path, its portable name)]: the cache, the checkout and
+    the home dir, longest path first (a cache inside the home dir is
+    $JLBENCH_CACHE, not ~/...)."""
+    env = os.environ if env is None else env
+    out = {}
+    home = env.get("HOME") or ""
+    for path, name in ((cache_dir(env), CACHE_VAR), (root, ROOT_VAR),
+                       (home, HOME_VAR)):
+        path = os.path.normpath(os.path.abspath(path)) if path else ""
+        if len(path) > 1 and path not in out:
+            out[path] = name
+    return sorted(out.items(), key=lambda x: -len(x[0]))
+
+
+def portable(obj, where=None):
+    """obj (JSON-like) with every path of this machine's cache, checkout and
+    home dir written as $JLBENCH_CACHE/..., $JLBENCH_ROOT/... or ~/...,
+    wherever it occurs in a string; where: places() (the default) or a
+    list like it."""
+    where = places() if where is None else where
+    if not where:
+        return obj
+    pattern = re.compile("|".join(
+        "(?<![\\w./-])(%s)(?=/|$|[\\s,'\"=:])" % re.escape(p)
+        for p, _ in where))
+    names = [n for _, n in where]
+
+    def fix(x):
+        if isinstance(x, str):
+            return pattern.sub(lambda m: names[m.lastindex - 1], x)
+        if isinstance(x, dict):
+            return {fix(k): fix(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [fix(v) for v in x]
+        return x
+    return fix(obj)
+
+
+def local_path(path, env=None, root=ROOT):
+    """A path from meta.json as a path of this machine: $JLBENCH_CACHE/...,
+    $JLBENCH_ROOT/... and ~/... expanded; an absolute path (results dirs
+    written before portable paths) unchanged."""
+    if not isinstance(path, str):
+        return path
+    for prefix, value in ((CACHE_VAR, cache_dir(env)), (ROOT_VAR, root),
+                          (HOME_VAR, (env or os.environ).get("HOME", ""))):
+        if path == prefix or path.startswith(prefix + "/"):
+            return value + path[len(prefix):]
+    return path

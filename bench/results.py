@@ -13,7 +13,7 @@ import os
 import threading
 import time
 
-from bench import schema
+from bench import hostinfo, schema
 
 # Columns that results dirs from before them lack: a row for such a dir
 # leaves them out (ResultsDir.fit).
@@ -143,7 +143,8 @@ class ResultsDir:
             return json.load(f)
 
     def write_meta(self, meta):
-        write_json(self.meta_json, meta)
+        """meta.json, with this machine's paths written portably."""
+        write_json(self.meta_json, hostinfo.portable(meta))
 
     def raw_base(self, run, try_no):
         """raw/<NNN>-<variant>-try<K> (add .log, .qemu-cmd, ...)."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from bench import accel, boot, console, counts, execute, hostinfo, inputs
+from bench import provenance
 from bench import plan as planmod
 from bench import qemu, results, runner, schema, slurmrun
 
@@ -273,6 +274,7 @@ def _create(args, meta, the_plan, builds, images, qemu_bin, probe_log):
             builds, meta["plan"]["variants"], resdir)
     planmod.write(the_plan, resdir.plan_csv)
     resdir.write_meta(meta)
+    provenance.record(resdir.path, meta, builds, images, ROOT)
     return Session(meta, the_plan, resdir, images, qemu_bin, sites)
 
 
