@@ -2,8 +2,9 @@
 
 kernel-variants/module: the sources of jlbench_static_key.ko (*.c, *.h,
 linked by Kbuild) must be checkpatch clean; kernel-variants/module/build
-validates its options and its kernel build dirs before it runs make. Builds against real kernels and
-boots are in test_module_boot.py (integration).
+validates its options and its kernel build dirs before it runs make.
+Builds against real kernels and boots are in test_module_boot.py
+(integration).
 """
 import os
 import re
