@@ -19,7 +19,7 @@ row says why: never a number that was not measured.
 import re
 
 # loop -> region id of its run of n iterations (id + 1: 2n iterations);
-# fixed in kernel-variants/module/jlbench_static_key.c.
+# fixed in kernel-variants/module/bench.c.
 REGIONS = (("empty", 1), ("off", 3), ("on", 5))
 FIGURES = ("branches", "insns")
 SOURCE = "TCG plugin, icount (exact)"

@@ -1,4 +1,4 @@
-"""The guest agent's C parser unit tests (guest-image/agent/test_parse.c).
+"""The guest agent's C parser unit tests (guest-image/agent/test_*.c).
 
 They run on the host against tests/fixtures/agent (real tbench, perf stat
 and /proc/stat outputs with the figures expected from them), built with

@@ -1,9 +1,10 @@
 """Unit tests of the static-key module's sources and its build script.
 
-kernel-variants/module: jlbench_static_key.c and jump_label_2011.h must be
-checkpatch clean; kernel-variants/module/build validates its options and
-its kernel build dirs before it runs make. Builds against real kernels and
-boots are in test_module_boot.py (integration).
+kernel-variants/module: the sources of jlbench_static_key.ko (*.c, *.h,
+linked by Kbuild) must be checkpatch clean; kernel-variants/module/build
+validates its options and its kernel build dirs before it runs make.
+Builds against real kernels and boots are in test_module_boot.py
+(integration).
 """
 import os
 import re
@@ -12,28 +13,52 @@ from conftest import ROOT, run
 
 MODULE = ROOT / "kernel-variants" / "module"
 BUILD = str(MODULE / "build")
-SOURCES = ("jlbench_static_key.c", "jump_label_2011.h")
+C_FILES = sorted(MODULE.glob("*.c"))
+H_FILES = sorted(MODULE.glob("*.h"))
+
+
+def kbuild_objects():
+    """The object files Kbuild links into jlbench_static_key.ko."""
+    objs = set()
+    for line in (MODULE / "Kbuild").read_text().splitlines():
+        m = re.match(r"jlbench_static_key-(?:y|\$\(CONFIG_\w+\)) \+?:?= "
+                     r"(.*)$", line)
+        if m:
+            objs.update(m.group(1).split())
+    return objs
 
 
 def test_sources_are_checkpatch_clean(checkpatch):
-    for name in SOURCES:
-        p = run([checkpatch, "--no-tree", "--strict", "-f",
-                 str(MODULE / name)], check=False)
+    assert len(C_FILES) > 1 and len(H_FILES) > 1
+    for path in C_FILES + H_FILES:
+        p = run([checkpatch, "--no-tree", "--strict", "-f", str(path)],
+                check=False)
         assert p.returncode == 0, p.stdout
         assert "total: 0 errors, 0 warnings, 0 checks" in p.stdout, p.stdout
 
 
 def test_sources_are_gpl():
-    c = (MODULE / "jlbench_static_key.c").read_text()
-    h = (MODULE / "jump_label_2011.h").read_text()
-    assert c.startswith("// SPDX-License-Identifier: GPL-2.0\n")
-    assert h.startswith("/* SPDX-License-Identifier: GPL-2.0 */\n")
-    assert 'MODULE_LICENSE("GPL");' in c
-    assert "obj-m := jlbench_static_key.o" in (MODULE / "Kbuild").read_text()
+    for path in C_FILES:
+        assert path.read_text().startswith(
+            "// SPDX-License-Identifier: GPL-2.0\n"), path
+    for path in H_FILES:
+        assert path.read_text().startswith(
+            "/* SPDX-License-Identifier: GPL-2.0 */\n"), path
+    assert sum('MODULE_LICENSE("GPL");' in p.read_text()
+               for p in C_FILES) == 1
+
+
+def test_kbuild_links_every_source_into_one_module():
+    """One jlbench_static_key.ko from all the .c files; no source may take
+    the module's name (Kbuild would build it as a module of its own)."""
+    kbuild = (MODULE / "Kbuild").read_text()
+    assert "obj-m := jlbench_static_key.o\n" in kbuild
+    assert not (MODULE / "jlbench_static_key.c").exists()
+    assert kbuild_objects() == {p.stem + ".o" for p in C_FILES}
 
 
 def test_header_maps_every_2011_name():
-    """The 2011 interface of seed 002, each name onto the 6.1 API."""
+    """The 2011 static branch interface, each name onto the 6.1 API."""
     h = (MODULE / "jump_label_2011.h").read_text()
     for pattern in (r"struct jump_label_key \{\n\tstruct static_key_false",
                     r"#define JUMP_LABEL_INIT \{ \.key = "
@@ -52,11 +77,11 @@ def test_header_maps_every_2011_name():
 
 def test_every_check_is_reported():
     """Each check named in the module's comment is reported by name."""
-    c = (MODULE / "jlbench_static_key.c").read_text()
+    c = "".join(p.read_text() for p in C_FILES)
     for check in ("default_off", "inc_inc_dec", "dec_disables",
                   "enabled_follows_count", "concurrent", "text_patching",
                   "site_bytes", "bench_branch"):
-        assert 'report("%s", ' % check in c, check
+        assert 'jlb_report("%s", ' % check in c, check
 
 
 def test_usage(tmp_path):

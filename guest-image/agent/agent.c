@@ -14,7 +14,11 @@
  */
 #define _GNU_SOURCE
 #include "agent.h"
+#include "cpustat.h"
 #include "markers.h"
+#include "perf.h"
+#include "perturb.h"
+#include "tbench.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,20 +40,6 @@
 #define WATCHDOG_SLACK_S (PORT_WAIT_S + EXIT_WAIT_S + 30)
 
 static struct jlb_tbench tb;
-
-/* perturb_spin: a seeded, deterministic busy loop before tbench, so that
- * under QEMU icount different seeds start tbench at different phases of
- * the guest's timers while the same seed repeats bit for bit. */
-static void perturb_spin(uint32_t seed)
-{
-	volatile uint64_t sink = 0;
-	uint64_t i, loops = jlb_perturb_loops(seed);
-
-	for (i = 0; i < loops; i++)
-		sink += i;
-	say("perturb: seed %u, %llu spin loops", (unsigned int)seed,
-	    (unsigned long long)loops);
-}
 
 /* read_cpustat: the cpu line of /proc/stat. */
 static void read_cpustat(struct jlb_cpustat *s)
@@ -228,7 +218,9 @@ static void run_tbench(const struct jlb_params *p)
 		fail_now("tbench_srv: %s%s", err, srv_log_tail());
 	say("tbench_srv (pid %d) accepts on port %d", (int)srv, TBENCH_PORT);
 
-	perturb_spin(p->perturb);
+	/* The seeded spin of jlbench.perturb (perturb.h). */
+	say("perturb: seed %u, %llu spin loops", (unsigned int)p->perturb,
+	    (unsigned long long)jlb_perturb_spin(p->perturb));
 	if (pipe2(out, O_CLOEXEC) < 0)
 		fail_now("pipe: %m");
 	read_cpustat(&s0);

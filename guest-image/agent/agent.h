@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * agent.h: what the PID-1 parts of the agent share (sys.c, block.c,
- * selftest.c, agent.c). Parsing lives apart, in parse.h.
+ * selftest.c, agent.c). The parsers live apart (parse.h lists them).
  */
 #ifndef JLB_AGENT_H
 #define JLB_AGENT_H
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "parse.h"
+#include "cmdline.h"
 
 /* sys.c: console output and system plumbing. Functions that can fail
  * return 0 or -1 with a one-line reason in err (JLB_ERR_LEN bytes). */

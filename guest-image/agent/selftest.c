@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "agent.h"
+#include "kmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>

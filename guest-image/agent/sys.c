@@ -186,7 +186,7 @@ int loopback_up(char *err)
 }
 
 /* spawn: fork and exec argv[0] in its own process group, stdin from
- * /dev/null, stdout and stderr to outfd (or the console when outfd < 0).
+ * /dev/null, stdout and stderr to outfd.
  * An exec failure is reported here, through a close-on-exec pipe. */
 pid_t spawn(char *const argv[], int outfd, char *err)
 {
@@ -216,7 +216,7 @@ pid_t spawn(char *const argv[], int outfd, char *err)
 		nul = open("/dev/null", O_RDONLY);
 		if (nul < 0 || dup2(nul, 0) < 0)
 			goto child_fail;
-		if (outfd >= 0 && (dup2(outfd, 1) < 0 || dup2(outfd, 2) < 0))
+		if (dup2(outfd, 1) < 0 || dup2(outfd, 2) < 0)
 			goto child_fail;
 		execve(argv[0], argv, child_env);
 child_fail:

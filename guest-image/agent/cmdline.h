@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmdline.h: the jlbench.* parameters of the kernel command line
+ * (PROTOCOL.md) and the options it holds for a loadable module.
+ */
+#ifndef JLB_CMDLINE_H
+#define JLB_CMDLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parse.h"
+
+#define JLB_MAX_EVENTS 16
+#define JLB_EVENT_LEN 64
+
+/* Parameters from the kernel command line (PROTOCOL.md). */
+struct jlb_params {
+	char mode[16];			/* tbench | selftest | shell */
+	char variant[64];		/* [a-z0-9-]+ */
+	unsigned int clients;		/* 1..512 */
+	unsigned int seconds;		/* 1..3600 */
+	unsigned int timeout;		/* 0..86400 (0: tests the guest timeout) */
+	uint32_t perturb;		/* 0 = none */
+	unsigned int nevents;		/* 0 when jlbench.perf=none */
+	char events[JLB_MAX_EVENTS][JLB_EVENT_LEN];
+	char perf[JLB_MAX_EVENTS * JLB_EVENT_LEN];	/* as given */
+};
+
+/* Fill *p with defaults, then apply the jlbench.* words of cmdline.
+ * Returns 0, or -1 with a reason in err. */
+int jlb_parse_cmdline(const char *cmdline, struct jlb_params *p,
+		      char *err, size_t errlen);
+
+/* The options for module `name` on the kernel command line, as modprobe
+ * passes them: each word "<name>.<param>[=<value>]" before "--" becomes
+ * "<param>[=<value>]" in out (space-separated; '-' and '_' in <name> are
+ * the same). out is "" when there are none. Quoted values with blanks are
+ * not supported. Returns 0, or -1 with a reason when out is too small. */
+int jlb_module_options(const char *cmdline, const char *name, char *out,
+		       size_t outlen, char *err, size_t errlen);
+
+#endif
