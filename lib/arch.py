@@ -223,9 +223,10 @@ ARCHES = {a.name: a for a in (
          benchmark=True, plugin=True,
          jump_entry="<iiq", jump_align=8, nop_re=X86_NOP_RE, site_len=0,
          refers_to=x86_refers_to, is_check=x86_is_check, compare=True),
-    # Selftest boots only (seed 004): smoke config, no tbench or perf in
-    # its image. The default CPU model under TCG is "qemu"; the smoke
-    # kernel has no KASLR (and would pass an unknown nokaslr to init).
+    # Selftest boots only (the s390 jump labels of 2011): smoke config,
+    # no tbench or perf in its image. The default CPU model under TCG is
+    # "qemu"; the smoke kernel has no KASLR (and would pass an unknown
+    # nokaslr to init).
     Arch("s390x", kernel_arch="s390", cross="s390x-linux-gnu-",
          gcc_package="gcc-s390x-linux-gnu",
          binutils_package="binutils-s390x-linux-gnu",

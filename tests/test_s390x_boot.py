@@ -1,4 +1,4 @@
-"""Integration (issue 10): the s390 jump label code of seed 004, cross-built
+"""Integration: the s390 jump label code (2011, seed 004), cross-built
 for s390x and booted in qemu-system-s390x (TCG), proven to patch.
 
 kernel-variants/build --arch s390x --config smoke --variant jump-label
