@@ -10,19 +10,10 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 
 FOURTH = "static-call"
-PER_OP = {
-    "jump-label": {"kernel_insns": 61234.5, "kernel_branches": 10120.25,
-                   "user_insns": 4100.0, "user_branches": 612.0,
-                   "site_execs": 41.5},
-    "atomic-read": {"kernel_insns": 61362.0, "kernel_branches": 10161.75,
-                    "user_insns": 4100.0, "user_branches": 612.0,
-                    "site_execs": 0},
-    "plain-read": {"kernel_insns": 61320.5, "kernel_branches": 10161.75,
-                   "user_insns": 4100.0, "user_branches": 612.0,
-                   "site_execs": 0},
+PER_OP = dict(synth.GOLDEN_PER_OP, **{
     FOURTH: {"kernel_insns": 61290.0, "kernel_branches": 10150.0,
              "user_insns": 4100.0, "user_branches": 612.0, "site_execs": 0},
-}
+})
 
 
 def four_variants(tmp_path):

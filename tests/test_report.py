@@ -15,17 +15,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
-PER_OP = {
-    "jump-label": {"kernel_insns": 61234.5, "kernel_branches": 10120.25,
-                   "user_insns": 4100.0, "user_branches": 612.0,
-                   "site_execs": 41.5},
-    "atomic-read": {"kernel_insns": 61362.0, "kernel_branches": 10161.75,
-                    "user_insns": 4100.0, "user_branches": 612.0,
-                    "site_execs": 0},
-    "plain-read": {"kernel_insns": 61320.5, "kernel_branches": 10161.75,
-                   "user_insns": 4100.0, "user_branches": 612.0,
-                   "site_execs": 0},
-}
+PER_OP = synth.GOLDEN_PER_OP
 
 
 def tool(name, *args, check=True):
