@@ -57,7 +57,8 @@ def choose(resdir, run=None):
 def plan(resdir, run=None):
     """{key: value} reproduce.sh needs for one try: run, try, variant,
     config, arch, kernels (to build), image_kernels (of the initramfs;
-    "?" when unknown)."""
+    "?" when unknown), plugin (1 when the try ran with the branch-count
+    plugin, which is then built too)."""
     meta, prov = load(resdir)
     row = choose(resdir, run)
     v = row["variant"]
@@ -81,7 +82,8 @@ def plan(resdir, run=None):
     return {"run": row["index"], "try": row["try"], "variant": v,
             "config": config, "arch": arch, "kernels": " ".join(kernels),
             "image_kernels": "?" if image_kernels is None
-            else " ".join(image_kernels)}
+            else " ".join(image_kernels),
+            "plugin": 1 if meta["plugin"].get("path") else 0}
 
 
 def _config_diff(resdir, want, build_dir, limit=20):

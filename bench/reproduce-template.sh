@@ -185,6 +185,9 @@ elif [[ -n "${plan[image_kernels]}" ]]; then
 	image_args+=(--builds "$work/image-builds.tsv")
 fi
 step "$src/guest-image/build" "${image_args[@]}" || die "building the initramfs failed (see above)"
+if [[ "${plan[plugin]:-0}" == 1 ]]; then
+	step "$src/bench/plugin/build" || die "building the branch-count plugin failed (see above)"
+fi
 
 # (5) the try again, and the comparison
 if [[ $dry_run == 1 ]]; then

@@ -193,7 +193,8 @@ def test_plan_and_check_kernels(setup):
     assert got == {"run": "1", "try": "1", "variant": "jump-label",
                    "config": "smoke", "arch": "x86_64",
                    "kernels": "atomic-read jump-label",
-                   "image_kernels": "atomic-read jump-label"}
+                   "image_kernels": "atomic-read jump-label",
+                   "plugin": 0}
     with pytest.raises(replay.Problem, match="no ok try of run 9"):
         replay.plan(d, 9)
     lines, fails = replay.check_kernels(d, str(tmp / "builds.tsv"))
