@@ -240,7 +240,7 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
         if os.path.basename(plugin) != prov.get("plugin"):
             say("warning: plugin %s, recorded %s (other sources, header or "
                 "compiler)" % (os.path.basename(plugin), prov.get("plugin")))
-        sites, _ = counts.sites_file(root, b.dir, os.path.join(
+        sites, _ = counts.sites_file(b.dir, os.path.join(
             out_dir, "sites-%s.txt" % v))
         recorded_sites = os.path.join(resdir, "sites", v + ".txt")
         if sites and os.path.isfile(recorded_sites):
