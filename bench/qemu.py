@@ -77,26 +77,6 @@ def binary(arch=archmod.DEFAULT):
     return os.environ.get(a.qemu_env) or a.qemu
 
 
-def kernel_args(params, variant, perturb_seed, boot_args=""):
-    """The kernel command line of one run.
-
-    params: dict with clients, seconds, perf (event list or "none") and
-    optionally timeout (seconds the agent allows tbench beyond `seconds`).
-    """
-    args = [BASE_ARGS,
-            "jlbench.mode=%s" % params.get("mode", "tbench"),
-            "jlbench.variant=%s" % variant,
-            "jlbench.clients=%d" % params["clients"],
-            "jlbench.seconds=%d" % params["seconds"],
-            "jlbench.perf=%s" % (params.get("perf") or "none"),
-            "jlbench.perturb=%d" % perturb_seed]
-    if params.get("guest_timeout"):
-        args.append("jlbench.timeout=%d" % params["guest_timeout"])
-    if boot_args and boot_args.strip():
-        args.append(" ".join(boot_args.split()))
-    return " ".join(args)
-
-
 def accel_args(mode, smp):
     """The accelerator part of the command line."""
     if mode == "kvm":

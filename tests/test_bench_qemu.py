@@ -9,8 +9,6 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT))
 from bench import qemu  # noqa: E402
 
-PARAMS = {"clients": 20, "seconds": 15, "perf": "branches,cycles"}
-
 
 def guest(plugin=None):
     return qemu.Guest("/b/bzImage", "/i/initrd.gz", "console=ttyS0 x=1",
@@ -94,22 +92,6 @@ def test_plugin_sites_and_commas():
 def test_unknown_mode():
     with pytest.raises(ValueError):
         qemu.command("hvf", guest(), 1)
-
-
-def test_kernel_args():
-    args = qemu.kernel_args(PARAMS, "jump-label", 1234, " foo=1  bar ")
-    words = args.split()
-    for w in ("console=ttyS0", "panic=-1", "nokaslr", "oops=panic",
-              "jlbench.mode=tbench", "jlbench.variant=jump-label",
-              "jlbench.clients=20", "jlbench.seconds=15",
-              "jlbench.perf=branches,cycles", "jlbench.perturb=1234",
-              "foo=1", "bar"):
-        assert w in words, w
-    assert words.index("bar") == len(words) - 1
-    assert "jlbench.timeout" not in args
-    none = qemu.kernel_args(dict(PARAMS, perf="", guest_timeout=60), "v", 0)
-    assert "jlbench.perf=none" in none.split()
-    assert "jlbench.timeout=60" in none.split()
 
 
 def test_shell_line_replays_the_argv():
