@@ -1,4 +1,4 @@
-"""QEMU command lines and kernel command lines, one per accelerator mode.
+"""QEMU command lines, one per accelerator mode.
 
 All modes: fixed memory and vCPU count, no network device (tbench uses the
 guest's loopback), no display, no monitor, the serial console to a file,
