@@ -67,17 +67,9 @@ def test_deps_lists_every_arch_package():
         assert p in listed, p
 
 
-JUMP_TABLE_ASM = """\
-    .text
-    .globl f1, f2, f3
-f1: nop
-.Lsite1: .byte 0x66, 0x90
-    ret
-f2: nop
-.Lsite2: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00
-.Lsite3: .byte 0x66, 0x90
-    ret
-f3: ret
+# The jump table of both test objects: four entries, site 1 twice, each
+# with a key field of 0, in the order 2, 1, 3, 1.
+TABLE_SECTION_ASM = """\
     .section __jump_table, "aw"
     .balign 8
     .globl __start___jump_table, __stop___jump_table
@@ -93,6 +85,19 @@ __start___jump_table:
 __stop___jump_table:
 """
 
+JUMP_TABLE_ASM = """\
+    .text
+    .globl f1, f2, f3
+f1: nop
+.Lsite1: .byte 0x66, 0x90
+    ret
+f2: nop
+.Lsite2: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00
+.Lsite3: .byte 0x66, 0x90
+    ret
+f3: ret
+""" + TABLE_SECTION_ASM
+
 # s390x: the same table, big-endian, the sites 6-byte brcl 0 (c0 04 ...).
 S390_ASM = """\
     .text
@@ -105,20 +110,7 @@ f2: nopr %r7
 .Lsite3: brcl 0, f3
     br %r14
 f3: br %r14
-    .section __jump_table, "aw"
-    .balign 8
-    .globl __start___jump_table, __stop___jump_table
-__start___jump_table:
-    .long .Lsite2 - ., f3 - .
-    .quad 0
-    .long .Lsite1 - ., f3 - .
-    .quad 0
-    .long .Lsite3 - ., f3 - .
-    .quad 0
-    .long .Lsite1 - ., f3 - .
-    .quad 0
-__stop___jump_table:
-"""
+""" + TABLE_SECTION_ASM
 
 
 def fake_build(d, asm, prefix=""):
