@@ -69,6 +69,7 @@ class Guest:
 
     base: the raw files' path without extension; report: the extension of
     the plugin's report (with plugin); sites: the plugin's sites= file;
+    plugin_args: its other arguments (e.g. the model's, bench/model.py);
     extra_files: extensions of other files of the boot, removed with its
     raw files before it starts.
     """
@@ -79,6 +80,7 @@ class Guest:
     plugin: Optional[str] = None
     report: str = ".counts"
     sites: Optional[str] = None
+    plugin_args: Tuple[str, ...] = ()
     extra_files: Tuple[str, ...] = ()
 
     @property
@@ -99,7 +101,7 @@ class Guest:
                           plugin=self.plugin,
                           counts_file=self.report_file if self.plugin
                           else None,
-                          sites=self.sites)
+                          sites=self.sites, plugin_args=self.plugin_args)
 
 
 @dataclass(frozen=True)

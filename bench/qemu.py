@@ -56,10 +56,11 @@ BASE_ARGS = base_args()
 
 
 class Guest:
-    """What one boot needs: kernel, initrd, kernel args and outputs."""
+    """What one boot needs: kernel, initrd, kernel args and outputs;
+    plugin_args: the plugin's arguments after outfile= and sites=."""
 
     def __init__(self, kernel, initrd, append, console_log,
-                 plugin=None, counts_file=None, sites=None):
+                 plugin=None, counts_file=None, sites=None, plugin_args=()):
         self.kernel = kernel
         self.initrd = initrd
         self.append = append
@@ -67,6 +68,7 @@ class Guest:
         self.plugin = plugin
         self.counts_file = counts_file
         self.sites = sites
+        self.plugin_args = tuple(plugin_args)
 
 
 def binary(arch=archmod.DEFAULT):
@@ -118,6 +120,7 @@ def command(mode, guest, smp, memory_mb=MEMORY_MB, qemu=QEMU,
         spec = [guest.plugin, "outfile=" + guest.counts_file]
         if guest.sites:
             spec.append("sites=" + guest.sites)
+        spec += guest.plugin_args
         if any("," in x for x in spec):
             raise ValueError("a comma in a plugin path: %s" % spec)
         cmd += ["-plugin", ",".join(spec)]
