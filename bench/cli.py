@@ -8,7 +8,7 @@ and check_guest_args() validates them; parser() and parse() are bench/run's
 import argparse
 import os
 
-from bench import accel, plan, qemu, slurm
+from bench import accel, model, plan, qemu, slurm
 
 DESCRIPTION = """\
 Boot each kernel variant in QEMU, once per run, run tbench in the guest and
@@ -191,6 +191,13 @@ def parser():
     a("--perf", type=_perf, default=DEFAULT_PERF, metavar="LIST",
       help="perf events the guest counts, or none (default: %s)"
            % DEFAULT_PERF)
+    a("--model", action="store_true",
+      help="icount: the plugin also models a core's branch predictor and "
+           "L1 caches and counts static-key word accesses (several times "
+           "the wall time: bench/plugin/bench-cost); REPORT.md then has a "
+           "\"Modelled hardware cost\" section")
+    a("--model-set", action="append", metavar="NAME=VALUE",
+      help="a parameter of --model (repeatable): " + model.help_text())
     a("--retries", type=int_range(0, 10), default=2, metavar="N",
       help="extra tries per run after a failure (default: 2)")
     a("--probe-timeout", type=positive_float, metavar="S",
@@ -208,7 +215,8 @@ def parser():
 
 # Options that define a plan; --resume takes them from the results dir.
 PLAN_OPTIONS = ("profile", "boots", "clients", "seconds", "variants", "seed",
-                "smp", "aa", "no_aa", "perf", "no_plugin")
+                "smp", "aa", "no_aa", "perf", "no_plugin", "model",
+                "model_set")
 
 
 def parse(argv):
@@ -232,6 +240,16 @@ def parse(argv):
     problem = slurm.check_args(args)
     if problem:
         raise UsageError(problem)
+    if args.model_set and not args.model:
+        raise UsageError("--model-set sets a parameter of --model; add "
+                         "--model")
+    if args.model and (args.no_plugin or args.accel in ("kvm", "tcg")):
+        raise UsageError("--model runs in the TCG plugin, in icount mode: "
+                         "drop --no-plugin and use --accel icount or auto")
+    try:
+        args.model_settings = model.settings(args.model_set)
+    except model.ModelError as e:
+        raise UsageError(str(e))
     if args.aa is not None and args.no_aa:
         raise UsageError("--aa runs only an A/A control; drop --no-aa")
     return args

@@ -14,7 +14,8 @@ import subprocess
 from bench import schema
 
 # counts-file key -> runs.csv column (bench/schema.py)
-COLUMNS = dict([(c.key, c.column) for c in schema.PLUGIN_COUNTERS]
+COLUMNS = dict([(c.key, c.column) for c in schema.PLUGIN_COUNTERS
+                + schema.MODEL_COUNTERS]
                + list(schema.PLUGIN_FLAGS.items()))
 # Keys without which a report is unusable.
 REQUIRED = [c.key for c in schema.PLUGIN_COUNTERS if c.required]
@@ -107,7 +108,7 @@ def parse(text):
             len(markers) == 2:
         # Not exactly one start and one end marker: the window is not
         # tbench's measured period; its figures are not counted, never 0.
-        for c in schema.PLUGIN_COUNTERS:
+        for c in schema.PLUGIN_COUNTERS + schema.MODEL_COUNTERS:
             if c.column in out:
                 out[c.column] = "not-counted"
         out["plugin_window"] = 0

@@ -39,10 +39,12 @@ class Derived:
         self.warnings = warnings
 
 
-def columns(perf_events):
-    """The runs.csv columns that derive() fills (plugin columns included)."""
+def columns(perf_events, model=False):
+    """The runs.csv columns that derive() fills (plugin columns included,
+    the model's when model)."""
     return (list(VERDICT_COLUMNS) + list(results.figures({}, perf_events))
-            + schema.PLUGIN_COLUMNS)
+            + schema.PLUGIN_COLUMNS
+            + (schema.MODEL_COLUMNS if model else []))
 
 
 def derive(base, perf_events, plugin, ended):

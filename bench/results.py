@@ -88,9 +88,9 @@ class ResultsDir:
         self.columns = columns
 
     @classmethod
-    def create(cls, path, perf_events):
+    def create(cls, path, perf_events, model=False):
         os.makedirs(os.path.join(path, "raw"))
-        self = cls(path, schema.run_columns(perf_events))
+        self = cls(path, schema.run_columns(perf_events, model=model))
         _append(self.runs_csv, _csv_line(self.columns))
         _append(self.samples_csv, _csv_line(schema.SAMPLE_COLUMNS))
         return self

@@ -27,7 +27,8 @@ Interrupted = boot.Interrupted
 class Context:
     """Everything a try needs. params: clients, seconds, perf (str),
     perf_events (list); builds/images: {variant: Build/Image}; sites:
-    {variant: the plugin's sites= file}."""
+    {variant: the plugin's sites= file}; plugin_args: {variant: the
+    plugin's other arguments}."""
     mode: str
     params: dict
     smp: int
@@ -42,9 +43,11 @@ class Context:
     stop: Callable[[], bool] = boot.never
     qemu_bin: str = qemu.QEMU
     sites: dict = field(default_factory=dict)
+    plugin_args: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.sites = self.sites or {}
+        self.plugin_args = self.plugin_args or {}
 
     @property
     def machine(self):
@@ -63,7 +66,8 @@ def guest(ctx, run, base):
         build.boot_args)
     return boot.Guest(build.kernel, ctx.images[run.variant].path, append,
                       base, plugin=ctx.plugin,
-                      sites=ctx.sites.get(run.variant))
+                      sites=ctx.sites.get(run.variant),
+                      plugin_args=tuple(ctx.plugin_args.get(run.variant, ())))
 
 
 def one_try(ctx, run, try_no, stopped=None):

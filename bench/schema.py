@@ -125,6 +125,44 @@ PLUGIN_FLAGS = {"window": "plugin_window"}
 PLUGIN_COLUMNS = [c.column for c in PLUGIN_COUNTERS] + list(
     PLUGIN_FLAGS.values())
 
+
+def _model(key, unit, name, panel=None):
+    return Counter(key, key, unit, name + " (model)", "lower", False, panel,
+                   False)
+
+
+# The window figures of the plugin's model of a core (`bench/run --model`,
+# bench/model.py); runs.csv has these columns only in runs with the model.
+MODEL_COUNTERS = [
+    _model("kernel_mispredicts", "mispredictions",
+           "kernel branch mispredictions", (1, "mispredictions / op")),
+    _model("user_mispredicts", "mispredictions",
+           "user branch mispredictions"),
+    _model("kernel_btb_misses", "BTB misses", "kernel BTB misses"),
+    _model("user_btb_misses", "BTB misses", "user BTB misses"),
+    _model("kernel_l1i_accesses", "line fetches", "kernel L1I line fetches"),
+    _model("kernel_l1i_misses", "misses", "kernel L1I misses",
+           (2, "L1I misses / op")),
+    _model("user_l1i_accesses", "line fetches", "user L1I line fetches"),
+    _model("user_l1i_misses", "misses", "user L1I misses"),
+    _model("kernel_l1d_accesses", "accesses", "kernel L1D accesses"),
+    _model("kernel_l1d_misses", "misses", "kernel L1D misses",
+           (3, "L1D misses / op")),
+    _model("user_l1d_accesses", "accesses", "user L1D accesses"),
+    _model("user_l1d_misses", "misses", "user L1D misses"),
+    _model("key_accesses", "accesses", "static-key word accesses",
+           (4, "static-key word accesses / op")),
+    _model("key_misses", "misses", "static-key word L1D misses"),
+    _model("branches_unresolved", "branches",
+           "conditional branches left unresolved"),
+]
+MODEL_COLUMNS = [c.column for c in MODEL_COUNTERS]
+# Modelled cycles: a counter analysis derives from the columns above and
+# meta.json's penalties (analysis/load.py); never a runs.csv column.
+MODEL_CYCLES = Counter("model_cycles", "model_cycles", "cycles",
+                       "modelled cycles (model)", "lower", False,
+                       None, False)
+
 # perf events (`bench/run --perf`) with more to say than their name; any
 # other event is a counter named "perf <event key>".
 PERF_COUNTERS = [
@@ -148,7 +186,8 @@ def perf_column(event):
 def counter(column):
     """The Counter of a counter column (a perf column not in PERF_COUNTERS
     gets a default one)."""
-    for c in PLUGIN_COUNTERS + PERF_COUNTERS:
+    for c in PLUGIN_COUNTERS + PERF_COUNTERS + MODEL_COUNTERS + [
+            MODEL_CYCLES]:
         if c.column == column:
             return c
     if column.startswith("perf_"):
@@ -160,16 +199,19 @@ def counter(column):
 
 def counter_columns(columns):
     """The counter columns among columns: perf_<event> (in their order),
-    then the plugin's counters."""
+    then the plugin's counters, then the model's (with modelled cycles)."""
     return ([c for c in columns if c.startswith("perf_")]
-            + [c.column for c in PLUGIN_COUNTERS if c.column in columns])
+            + [c.column for c in PLUGIN_COUNTERS + MODEL_COUNTERS
+               + [MODEL_CYCLES] if c.column in columns])
 
 
-def run_columns(perf_events, later=True):
-    """runs.csv's header for a run counting perf_events (later=False: as
-    in dirs from before the later columns)."""
+def run_columns(perf_events, later=True, model=False):
+    """runs.csv's header for a run counting perf_events, with the model's
+    columns when model (later=False: as in dirs from before the later
+    columns)."""
     return ([c.name for c in RUN_COLUMNS if later or not c.later]
-            + [perf_column(e) for e in perf_events] + PLUGIN_COLUMNS)
+            + [perf_column(e) for e in perf_events] + PLUGIN_COLUMNS
+            + (MODEL_COLUMNS if model else []))
 
 
 def required_columns():
@@ -325,7 +367,8 @@ def formats_tables():
              "plot panel"],
             [[_code(c.column), _code(c.key), c.unit, c.name,
               c.better or "-", c.panel[1] if c.panel else "-"]
-             for c in PLUGIN_COUNTERS + PERF_COUNTERS]),
+             for c in PLUGIN_COUNTERS + PERF_COUNTERS + MODEL_COUNTERS
+             + [MODEL_CYCLES]]),
         "metrics": _table(
             ["metric", "unit", "what", "better", "headline in"],
             [[_code(m.name), m.unit, m.title, m.better,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from bench import accel, boot, console, counts, execute, hostinfo, inputs
-from bench import provenance
+from bench import keywords, model, provenance
 from bench import plan as planmod
 from bench import qemu, results, runner, schema, slurmrun
 
@@ -74,6 +74,39 @@ def _sites(builds, variants, resdir):
     return paths, sizes
 
 
+def _jump_label_build(builds, variants):
+    """The build whose jump table names the static keys (the plan's first,
+    else any in builds.tsv), or None."""
+    def entries(b):
+        return ((b.info.get("verify") or {}).get("jump_table") or {}).get(
+            "entries", 0)
+    order = list(variants) + [v for v in builds if v not in variants]
+    return next((builds[v] for v in order if entries(builds[v]) > 0), None)
+
+
+def _model_args(builds, variants, resdir, model_meta, log):
+    """Per variant, the plugin arguments of the model (bench/model.py),
+    with its keys= file in keys/ (bench/keywords.py); fills model_meta's
+    "keys" (what each file holds, or why there is none)."""
+    jl = _jump_label_build(builds, variants)
+    if jl is None:
+        model_meta["keys"] = {"note": "no build with a jump table: "
+                                      "key words not counted"}
+        log.warn("--model: %s" % model_meta["keys"]["note"])
+        return {v: model.plugin_args(model_meta) for v in variants}
+    keys = keywords.of_jump_label_build(jl.dir, "%s build %s"
+                                        % (jl.variant, jl.hash))
+    dest = os.path.join(resdir.path, "keys")
+    os.makedirs(dest, exist_ok=True)
+    out, model_meta["keys"] = {}, {"source": keys.source}
+    for v in variants:
+        path = os.path.join(dest, v + ".txt")
+        model_meta["keys"][v] = keywords.write(keys, builds[v], builds[v] is jl,
+                                               path)
+        out[v] = model.plugin_args(model_meta, path)
+    return out
+
+
 def _labels(args, builds):
     """(labels as (label, variant) pairs, variants, A/A twin labels)."""
     variants = args.variants.split(",") if args.variants else list(builds)
@@ -110,7 +143,8 @@ class Session:
     meta: meta.json's content; plan: every Run; pending: the runs not
     finished; next_try: {run index: its next try number}; resdir: the
     ResultsDir (None in a dry run); images: {variant: Image}; qemu_bin:
-    the QEMU binary; sites: {variant: the plugin's sites= file}.
+    the QEMU binary; sites: {variant: the plugin's sites= file};
+    plugin_args: {variant: the plugin's other arguments (--model's)}.
     """
     meta: dict
     plan: list
@@ -120,8 +154,10 @@ class Session:
     sites: dict
     pending: Optional[list] = None
     next_try: Optional[dict] = None
+    plugin_args: Optional[dict] = None
 
     def __post_init__(self):
+        self.plugin_args = self.plugin_args or {}
         if self.pending is None:
             self.pending = list(self.plan)
             self.next_try = {r.index: 1 for r in self.plan}
@@ -140,7 +176,8 @@ class Session:
             retries=meta["runner"]["retries"],
             timeout=meta["runner"]["timeout_s"],
             memory_mb=meta["accel"]["memory_mb"], stop=stop,
-            qemu_bin=self.qemu_bin, sites=self.sites)
+            qemu_bin=self.qemu_bin, sites=self.sites,
+            plugin_args=self.plugin_args)
 
 
 @dataclass
@@ -216,6 +253,9 @@ def _setup(args, log, chosen, decision):
     mode = decision.mode
     boots, lengths = planmod.profile_defaults(args.profile, mode)
     plugin, note = _plugin(args, mode, log)
+    if args.model and not plugin:
+        raise Fail("--model needs the branch-count plugin in icount mode "
+                   "(this run: %s; %s)" % (mode, note))
     return Setup(labels, variants, twins, seed, decision,
                  args.boots or boots, tuple(args.seconds or lengths),
                  1 if mode == "icount" else (args.smp or 2), plugin, note)
@@ -254,16 +294,17 @@ def _meta(args, setup, runs, builds, images, qemu_bin):
         "images": {v: {"path": images[v].path, "hash": images[v].hash}
                    for v in variants},
         "plugin": {"path": setup.plugin, "note": setup.plugin_note},
+        "model": model.meta(args.model_settings) if args.model else None,
     }
 
 
-def _create(args, meta, the_plan, builds, images, qemu_bin, probe_log):
+def _create(args, meta, the_plan, builds, images, qemu_bin, probe_log, log):
     """Make the results dir of a new session: raw/, the probe's console,
     sites/, plan.csv and meta.json's first version."""
     root = args.results_root or os.path.join(ROOT, "results")
     resdir = results.ResultsDir.create(
         _new_dir(root, meta["git"]["short"]),
-        meta["protocol"]["perf_events"])
+        meta["protocol"]["perf_events"], model=bool(meta["model"]))
     if os.path.exists(probe_log):
         # a move, not a rename: the temp dir may be on another filesystem
         shutil.move(probe_log, os.path.join(resdir.raw, "probe-kvm.log"))
@@ -272,10 +313,15 @@ def _create(args, meta, the_plan, builds, images, qemu_bin, probe_log):
     if meta["plugin"]["path"]:
         sites, meta["plugin"]["sites"] = _sites(
             builds, meta["plan"]["variants"], resdir)
+    plugin_args = {}
+    if meta["model"]:
+        plugin_args = _model_args(builds, meta["plan"]["variants"], resdir,
+                                  meta["model"], log)
     planmod.write(the_plan, resdir.plan_csv)
     resdir.write_meta(meta)
     provenance.record(resdir.path, meta, builds, images, ROOT)
-    return Session(meta, the_plan, resdir, images, qemu_bin, sites)
+    return Session(meta, the_plan, resdir, images, qemu_bin, sites,
+                   plugin_args=plugin_args)
 
 
 def new_session(args, log, builds):
@@ -297,9 +343,13 @@ def new_session(args, log, builds):
         if args.dry_run:
             sites = {v: "RESULTS/sites/%s.txt" % v for v in variants} \
                 if setup.plugin else {}
-            return Session(meta, the_plan, None, images, qemu_bin, sites)
+            plugin_args = {v: model.plugin_args(
+                meta["model"], "RESULTS/keys/%s.txt" % v)
+                for v in variants} if meta["model"] else {}
+            return Session(meta, the_plan, None, images, qemu_bin, sites,
+                           plugin_args=plugin_args)
         return _create(args, meta, the_plan, builds, images, qemu_bin,
-                       probe_log)
+                       probe_log, log)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -362,6 +412,19 @@ def _resume_plugin(args, meta, builds, resdir):
     return _sites(builds, meta["plan"]["variants"], resdir)[0]
 
 
+def _resume_model_args(meta, resdir):
+    """The model's plugin arguments of --resume, with the keys= files the
+    results dir was started with."""
+    if not meta.get("model"):
+        return {}
+    out = {}
+    for v in meta["plan"]["variants"]:
+        path = os.path.join(resdir.path, "keys", v + ".txt")
+        out[v] = model.plugin_args(meta["model"],
+                                   path if os.path.isfile(path) else None)
+    return out
+
+
 def resume_session(args, log, builds):
     """Reopen args.resume; check that builds and images match its meta."""
     resdir, meta = _reopen(args, log)
@@ -377,4 +440,4 @@ def resume_session(args, log, builds):
               % (args.resume, len(pending), len(the_plan),
                  meta["accel"]["mode"]), always=True)
     return Session(meta, the_plan, resdir, images, qemu.binary(), sites,
-                   pending, next_try)
+                   pending, next_try, _resume_model_args(meta, resdir))

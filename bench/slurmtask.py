@@ -51,6 +51,7 @@ def write_context(ctx):
         "memory_mb": ctx.memory_mb, "qemu_bin": ctx.qemu_bin,
         "plugin": ctx.plugin, "retries": ctx.retries,
         "timeout": ctx.timeout, "sites": ctx.sites,
+        "plugin_args": ctx.plugin_args,
         "builds": {v: {"dir": b.dir, "info": b.info, "hash": b.hash}
                    for v, b in ctx.builds.items()},
         "images": {v: {"path": i.path, "hash": i.hash}
@@ -72,7 +73,7 @@ def read_context(resdir, log, stop):
         images=images, resdir=resdir, log=log, plugin=c["plugin"],
         retries=c["retries"], timeout=c["timeout"],
         memory_mb=c["memory_mb"], stop=stop, qemu_bin=c["qemu_bin"],
-        sites=c["sites"])
+        sites=c["sites"], plugin_args=c.get("plugin_args") or {})
 
 
 def write_submission(resdir_path, number, tries):

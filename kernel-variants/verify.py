@@ -31,6 +31,7 @@ import kconfig
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 from lib import arch as archmod  # noqa: E402
+from lib.vmlinux import jump_table, read_at, symbols, tool  # noqa: E402
 
 SITES_FILE = "jump-sites.txt"
 # Hot static-key sites on tbench's path: (function, key symbol). Tracepoints
@@ -41,60 +42,6 @@ SITES = [
     ("__netif_receive_skb_core", "__tracepoint_netif_receive_skb"),
 ]
 X86 = archmod.get("x86_64")
-
-
-def tool(*cmd, arch=X86):
-    """stdout of a binutils command of arch (objdump, nm, readelf)."""
-    return subprocess.run((arch.tool(cmd[0]),) + cmd[1:], check=True,
-                          capture_output=True, text=True).stdout
-
-
-def symbols(vmlinux, arch=X86):
-    """{name: (address, size)} from nm -S."""
-    syms = {}
-    for line in tool("nm", "-S", "--defined-only", vmlinux,
-                     arch=arch).splitlines():
-        f = line.split()
-        if len(f) == 4:
-            syms[f[3]] = (int(f[0], 16), int(f[1], 16))
-        elif len(f) == 3:
-            syms.setdefault(f[2], (int(f[0], 16), 0))
-    return syms
-
-
-def file_offset(vmlinux, addr, arch=X86):
-    """File offset of a virtual address, from the ELF section headers."""
-    for line in tool("readelf", "-SW", vmlinux, arch=arch).splitlines():
-        f = line.replace("[ ", "[").split()
-        if len(f) > 6 and f[0].startswith("[") and f[2] == "PROGBITS":
-            base, off, size = (int(x, 16) for x in f[3:6])
-            if base <= addr < base + size:
-                return off + addr - base
-    raise ValueError("address %#x is in no PROGBITS section" % addr)
-
-
-def read_at(vmlinux, addr, n, arch=X86):
-    """n bytes of vmlinux at virtual address addr."""
-    with open(vmlinux, "rb") as f:
-        f.seek(file_offset(vmlinux, addr, arch))
-        return f.read(n)
-
-
-def jump_table(vmlinux, syms, arch=X86):
-    """Size, alignment and (decoded) entries of vmlinux's jump table."""
-    size = arch.jump_entry_size
-    start = syms.get("__start___jump_table", (0, 0))[0]
-    stop = syms.get("__stop___jump_table", (0, 0))[0]
-    entries = (stop - start) // size if stop else 0
-    info = {"entries": entries, "start": hex(start),
-            "bytes": stop - start,
-            "aligned": start % arch.jump_align == 0
-            and (stop - start) % size == 0,
-            "decoded": []}
-    if entries:
-        info["decoded"] = arch.jump_entries(
-            read_at(vmlinux, start, stop - start, arch), start)
-    return info
 
 
 def parse_disassembly(text):
