@@ -101,8 +101,8 @@ def _model_args(builds, variants, resdir, model_meta, log):
     out, model_meta["keys"] = {}, {"source": keys.source}
     for v in variants:
         path = os.path.join(dest, v + ".txt")
-        model_meta["keys"][v] = keywords.write(keys, builds[v], builds[v] is jl,
-                                               path)
+        model_meta["keys"][v] = keywords.write(
+            keys, builds[v], builds[v] is jl, path)
         out[v] = model.plugin_args(model_meta, path)
     return out
 
