@@ -14,7 +14,7 @@ import time
 
 import pandas as pd
 
-from bench import schema
+from bench import model, schema
 
 
 class FormatError(Exception):
@@ -138,6 +138,33 @@ def read_selftest(path):
     return df
 
 
+def model_cycles(runs, meta):
+    """runs with the derived counter column model_cycles (bench/model.py)
+    when meta.json has the model's penalties: a number where every figure
+    it needs is one, else the first textual marker (not-counted), empty
+    where the run has no figures."""
+    penalties = (meta.get("model") or {}).get("penalties")
+    need = list(model.INSNS) + [c for cols in model.PENALTY_EVENTS.values()
+                                for c in cols]
+    if not penalties or any(c not in runs.columns for c in need):
+        return runs
+
+    def one(row):
+        cells = {c: str(row[c]).strip() for c in need}
+        text = [v for v in cells.values() if v in schema.NOT_MEASURED]
+        if text:
+            return text[0]
+        if any(v in ("", "nan") for v in cells.values()):
+            return ""
+        return str(model.cycles({c: int(v) for c, v in cells.items()},
+                                penalties))
+
+    runs = runs.copy()
+    runs[schema.MODEL_CYCLES.column] = runs.apply(one, axis=1) \
+        if len(runs) else ""
+    return runs
+
+
 class Results:
     """Everything analysis reads from one results dir."""
 
@@ -159,6 +186,7 @@ class Results:
                 exclude["sample_runs"])].reset_index(drop=True)
         self.meta = read_json(os.path.join(self.path, "meta.json"))
         self.runs["seconds"] = run_seconds(self.runs, self.meta)
+        self.runs = model_cycles(self.runs, self.meta)
         variants = sorted(set(self.runs["variant"]))
         self.builds = read_builds(variants, self.meta)
         self.selftest = read_selftest(os.path.join(self.path, "selftest.csv"))

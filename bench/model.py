@@ -97,18 +97,12 @@ def plugin_args(model_meta, keys_file=None):
     return tuple(args)
 
 
-def cycles(runs, penalties):
-    """Modelled cycles of each run (a Series): instructions plus each
-    penalty times its events, kernel and user; NaN where a figure is not
-    a number."""
-    import pandas as pd
-
-    def num(col):
-        return pd.to_numeric(runs[col], errors="coerce")
-
-    total = num(INSNS[0]) + num(INSNS[1])
+def cycles(figures, penalties):
+    """Modelled cycles from {column: int} figures of one run: instructions
+    plus each penalty times its events, kernel and user."""
+    total = figures[INSNS[0]] + figures[INSNS[1]]
     for name, cols in PENALTY_EVENTS.items():
-        total = total + penalties[name] * (num(cols[0]) + num(cols[1]))
+        total += penalties[name] * (figures[cols[0]] + figures[cols[1]])
     return total
 
 

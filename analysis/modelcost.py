@@ -1,0 +1,156 @@
+"""REPORT.md's "Modelled hardware cost": what `bench/run --model` counted.
+
+The plugin's model (bench/plugin/README.md, "Model"; parameters in
+meta.json's "model", bench/model.py) gives per tbench operation the
+mispredictions, BTB misses, L1I and L1D misses and static-key word
+accesses of each kernel, and analysis turns them into modelled cycles =
+instructions + penalty x events (analysis/load.py). Every figure here is a
+model's, labelled so: not a measurement of any CPU.
+"""
+from analysis import fmt as F
+from analysis.view import comparisons, head, metric
+from bench import model, schema
+
+# Rows of the per-operation table: (title, runs.csv columns summed).
+ROWS = [
+    ("conditional branches", ("kernel_branches", "user_branches")),
+    ("mispredictions", model.PENALTY_EVENTS["mispredict"]),
+    ("BTB misses", model.PENALTY_EVENTS["btb_miss"]),
+    ("L1I line fetches", ("kernel_l1i_accesses", "user_l1i_accesses")),
+    ("L1I misses", model.PENALTY_EVENTS["l1i_miss"]),
+    ("L1D accesses", ("kernel_l1d_accesses", "user_l1d_accesses")),
+    ("L1D misses", model.PENALTY_EVENTS["l1d_miss"]),
+    ("static-key word accesses", ("key_accesses",)),
+    ("static-key word L1D misses", ("key_misses",)),
+    ("branches left unresolved", ("branches_unresolved",)),
+]
+# Parts of the modelled cycles: (title, columns, penalty name or None).
+PARTS = [("instructions", model.INSNS, None)] + [
+    ("%s x %s" % (p.name, "+".join(model.PENALTY_EVENTS[p.name])),
+     model.PENALTY_EVENTS[p.name], p.name) for p in model.PENALTIES]
+CYCLES = schema.MODEL_CYCLES.column + "_per_op"
+
+
+def is_model(counter):
+    """A Counter (bench/schema.py) of the model's, modelled cycles too."""
+    return counter in schema.MODEL_COUNTERS + [schema.MODEL_CYCLES]
+
+
+def present(st):
+    """The stats dict has the model's figures."""
+    return metric(st, CYCLES) is not None
+
+
+def per_op(st, label, columns):
+    """Sum over columns of the mean per op of label (None if any is not a
+    number)."""
+    total = 0.0
+    for c in columns:
+        m = metric(st, c + "_per_op")
+        mean = m["per_label"][label]["mean"] if m else None
+        if F.missing(mean):
+            return None
+        total += mean
+    return total
+
+
+def breakdown(st, penalties):
+    """{label: [(part title, modelled cycles per op or None)]}."""
+    out = {}
+    for lab in st["groups"]["main"]:
+        out[lab] = []
+        for title, cols, pen in PARTS:
+            v = per_op(st, lab, cols)
+            out[lab].append((title, None if v is None else
+                             v * (penalties[pen] if pen else 1)))
+    return out
+
+
+def _cell(x, digits=6):
+    return "n/a" if x is None else F.val(x, digits)
+
+
+def _cycles_table(st):
+    m = metric(st, CYCLES)
+    comps = comparisons(m, "main")
+    rows = []
+    for lab in st["groups"]["main"]:
+        d, c = m["per_label"][lab], comps.get(lab)
+        rows.append(["`%s`" % lab, d["n"], _cell(d["mean"], 7),
+                     "[%s, %s]" % (_cell(d["ci_lo"], 7),
+                                   _cell(d["ci_hi"], 7)),
+                     F.pct_ci(c) if c else "(baseline)",
+                     c["marker"] if c else ""])
+    return F.table(["kernel", "n", "modelled cycles / op", "95% CI",
+                    "%% vs %s [95%% CI]" % st["baseline"], ""], rows,
+                   "lrrrrl")
+
+
+def _events_table(st):
+    main = st["groups"]["main"]
+    rows = [[title] + [_cell(per_op(st, lab, cols)) for lab in main]
+            for title, cols in ROWS]
+    return F.table(["per tbench operation (kernel + user)"]
+                   + ["`%s`" % lab for lab in main], rows,
+                   "l" + "r" * len(main))
+
+
+def _parts_table(st, penalties):
+    main = st["groups"]["main"]
+    parts = breakdown(st, penalties)
+    rows = [[title] + [_cell(parts[lab][i][1]) for lab in main]
+            for i, (title, _, _) in enumerate(PARTS)]
+    return F.table(["modelled cycles / op from"]
+                   + ["`%s`" % lab for lab in main], rows,
+                   "l" + "r" * len(main))
+
+
+def _parameters(meta):
+    g, p = meta["geometry"], meta["penalties"]
+    keys = meta.get("keys") or {}
+    words = ", ".join("`%s` %d" % (v, k["words"]) for v, k in keys.items()
+                      if isinstance(k, dict) and "words" in k)
+    return ("Model (meta.json `model`): L1I %s, L1D %s (bytes:ways, %s-byte "
+            "lines, true LRU), gshare %s (counters:history bits), BTB %s "
+            "(entries:ways); penalties in cycles: %s. Static-key words "
+            "counted: %s." % (
+                g["l1i"], g["l1d"], g["line"], g["bp"], g["btb"],
+                ", ".join("%s %d" % kv for kv in p.items()),
+                words or keys.get("note", "none")))
+
+
+LEAVES_OUT = (
+    "What the model leaves out: out-of-order overlap (a real core hides "
+    "part of each penalty), prefetchers, SMT, L2/L3 and memory, TLBs, the "
+    "real penalties of any CPU, return and indirect-branch prediction, and "
+    "the host's own caches (the guest runs in an emulator).")
+NOT_RUN = ("Not in this run: `bench/run --model` (or `./run_all.sh "
+           "--model`) adds a modelled branch predictor and L1 caches "
+           "(bench/plugin/README.md, \"Model\").")
+
+
+def section(st, res):
+    """The section's Markdown."""
+    meta = res.meta.get("model")
+    if not meta or not present(st):
+        return NOT_RUN
+    return "\n".join([
+        "**Modelled, not measured**: the plugin ran a model of a core's "
+        "branch predictor and L1 caches over each guest's instruction and "
+        "memory streams inside tbench's window. " + _parameters(meta), "",
+        head(st, "Modelled cycles per tbench operation, %% vs %s"
+             % st["baseline"]), "",
+        "Modelled cycles = instructions + each penalty x its events "
+        "(kernel and user); the CI is across perturbation seeds, paired "
+        "like the headline.", "", _cycles_table(st), "",
+        head(st, "Model events per tbench operation"), "",
+        _events_table(st), "",
+        head(st, "Where the modelled cycles come from"), "",
+        _parts_table(st, meta["penalties"]), "",
+        LEAVES_OUT + " Branch outcomes an interrupt or exception cut off "
+        "are left unresolved (the last row of the events)."])
+
+
+def confound(st):
+    """The Confounds line of the model (empty without it)."""
+    return "\n- model: " + LEAVES_OUT if present(st) else ""
