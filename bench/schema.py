@@ -126,8 +126,8 @@ PLUGIN_COLUMNS = [c.column for c in PLUGIN_COUNTERS] + list(
     PLUGIN_FLAGS.values())
 
 
-def _model(key, unit, name, panel=None):
-    return Counter(key, key, unit, name + " (model)", "lower", False, panel,
+def _model(key, unit, name):
+    return Counter(key, key, unit, name + " (model)", "lower", False, None,
                    False)
 
 
@@ -135,23 +135,20 @@ def _model(key, unit, name, panel=None):
 # bench/model.py); runs.csv has these columns only in runs with the model.
 MODEL_COUNTERS = [
     _model("kernel_mispredicts", "mispredictions",
-           "kernel branch mispredictions", (1, "mispredictions / op")),
+           "kernel branch mispredictions"),
     _model("user_mispredicts", "mispredictions",
            "user branch mispredictions"),
     _model("kernel_btb_misses", "BTB misses", "kernel BTB misses"),
     _model("user_btb_misses", "BTB misses", "user BTB misses"),
     _model("kernel_l1i_accesses", "line fetches", "kernel L1I line fetches"),
-    _model("kernel_l1i_misses", "misses", "kernel L1I misses",
-           (2, "L1I misses / op")),
+    _model("kernel_l1i_misses", "misses", "kernel L1I misses"),
     _model("user_l1i_accesses", "line fetches", "user L1I line fetches"),
     _model("user_l1i_misses", "misses", "user L1I misses"),
     _model("kernel_l1d_accesses", "accesses", "kernel L1D accesses"),
-    _model("kernel_l1d_misses", "misses", "kernel L1D misses",
-           (3, "L1D misses / op")),
+    _model("kernel_l1d_misses", "misses", "kernel L1D misses"),
     _model("user_l1d_accesses", "accesses", "user L1D accesses"),
     _model("user_l1d_misses", "misses", "user L1D misses"),
-    _model("key_accesses", "accesses", "static-key word accesses",
-           (4, "static-key word accesses / op")),
+    _model("key_accesses", "accesses", "static-key word accesses"),
     _model("key_misses", "misses", "static-key word L1D misses"),
     _model("branches_unresolved", "branches",
            "conditional branches left unresolved"),
