@@ -21,6 +21,11 @@
 #                          (by default atomic-read also runs as
 #                          atomic-read.aa: the report's noise floor)
 #   --clients N            tbench clients (default: 20, as in 2011)
+#   --model                icount: the plugin also models a core's branch
+#                          predictor and L1 caches (REPORT.md's "Modelled
+#                          hardware cost"; several times the runs' wall
+#                          time), with --model-set NAME=VALUE (repeatable,
+#                          bench/run --help lists the parameters)
 #   --accel MODE           auto|kvm|tcg|icount (default: auto)
 #   --config full|smoke    kernel base config (default: full)
 #   --jobs N               guests at once in bench/run and bench/selftest
@@ -109,9 +114,14 @@ while [[ $# -gt 0 ]]; do
 		dry_run=1
 		shift
 		;;
-	--no-aa)
+	--no-aa | --model)
 		bench_args+=("$1")
 		shift
+		;;
+	--model-set)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		bench_args+=("$1" "$2")
+		shift 2
 		;;
 	--no-s390x)
 		s390x=none
