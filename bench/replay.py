@@ -139,11 +139,11 @@ def check_kernels(resdir, builds_tsv, kernels=None):
 
 
 def rewrite(argv, kernel, initrd, console_log, plugin=None,
-            counts_file=None, sites=None, qemu_bin=None):
+            counts_file=None, sites=None, qemu_bin=None, keys=None):
     """A recorded QEMU argv with the paths of this machine: the console
-    file, kernel, initrd and plugin (its outfile and sites files); every
-    other argument as recorded. ValueError when the recorded line lacks
-    one of them or the plugin's use does not match."""
+    file, kernel, initrd and plugin (its outfile, sites and keys files);
+    every other argument as recorded. ValueError when the recorded line
+    lacks one of them or the plugin's use does not match."""
     out = list(argv)
     if qemu_bin:
         out[0] = qemu_bin
@@ -173,6 +173,11 @@ def rewrite(argv, kernel, initrd, console_log, plugin=None,
                                          "has none")
                     p = "sites=" + sites
                     seen.add("sites")
+                elif key == "keys":
+                    if not keys:
+                        raise ValueError("the recorded try gave the model "
+                                         "a keys= file; none given")
+                    p = "keys=" + keys
                 parts.append(p)
             if sites and "sites" not in seen:
                 raise ValueError("this kernel has static-key sites; the "
@@ -249,9 +254,11 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
                              "sites/%s.txt" % (v, v))
     with open(rec_base + ".qemu-cmd") as f:
         recorded = shlex.split(f.read())
+    keys = os.path.join(resdir, "keys", v + ".txt")
     cmd = rewrite(recorded, b.kernel, image, base + ".log", plugin,
                   base + ".counts" if plugin else None, sites,
-                  _qemu_bin(recorded[0], env))
+                  _qemu_bin(recorded[0], env),
+                  keys if os.path.isfile(keys) else None)
     with open(base + ".qemu-cmd", "w") as f:
         f.write(shlex.join(cmd) + "\n")
     version = hostinfo.qemu_version(cmd[0])

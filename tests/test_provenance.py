@@ -234,6 +234,18 @@ def test_rewrite_puts_in_this_machines_paths():
         replay.rewrite(rec[:7], "/k", "/i", "/n.log")
 
 
+def test_rewrite_gives_the_model_this_machines_keys_file():
+    rec = ["/opt/q", "-serial", "file:/old/r.log", "-kernel", "/old/bz",
+           "-initrd", "/old/i", "-plugin",
+           "/old/p.so,outfile=/old/c,model=on,l1d=32768:8,keys=/old/k.txt"]
+    got = replay.rewrite(rec, "/k", "/i", "/n.log", "/p.so", "/n.counts",
+                         keys="/r/keys/v.txt")
+    assert got[-1] == "/p.so,outfile=/n.counts,model=on,l1d=32768:8," \
+        "keys=/r/keys/v.txt"
+    with pytest.raises(ValueError, match="keys= file"):
+        replay.rewrite(rec, "/k", "/i", "/n.log", "/p.so", "/n.counts")
+
+
 def test_image_variants_reads_the_cpio(tmp_path):
     p = tmp_path / "i.cpio"
     p.write_bytes(cpio(["init", "lib/modules/jlbench/b/x.ko",
