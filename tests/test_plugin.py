@@ -1,6 +1,7 @@
 """Unit tests of the QEMU branch-count plugin (bench/plugin/).
 
-The classifier and sites parser are tested on the host by a C harness; the
+The classifier, sites parser and hardware model (model.c: caches,
+gshare, BTB) are tested on the host by a C harness with known answers; the
 plugin itself is built against the fetched qemu-plugin.h and loaded into
 qemu-system-x86_64 with no guest (-M none), which checks that QEMU accepts
 it, that its arguments are validated and that it writes its report.
@@ -31,13 +32,20 @@ def parse_report(text):
 
 def test_c_unit_tests(tmp_path):
     exe = tmp_path / "unit-tests"
-    run(["cc"] + CFLAGS + ["-o", str(exe), "unit-tests.c", "x86class.c",
-                           "sites.c"], cwd=PLUGIN)
+    run(["cc"] + CFLAGS + ["-o", str(exe), "unit-tests.c",
+                           "unit-tests-model.c", "x86class.c", "sites.c",
+                           "model.c"], cwd=PLUGIN)
     p = run([str(exe)], check=False)
     assert p.returncode == 0, p.stdout
     assert "not ok" not in p.stdout
     oks = [ln for ln in p.stdout.splitlines() if ln.startswith("ok ")]
-    assert len(oks) >= 60, p.stdout
+    assert len(oks) >= 150, p.stdout
+    for name in ("cache: cyclic stride over 2x", "misses only cold",
+                 "always taken mispredicts only while warming",
+                 "pseudo-random outcomes mispredict near half",
+                 "btb: it evicted the least recent", "target of je rel32",
+                 "overlap: straddles", "validate gshare 3000"):
+        assert name in p.stdout, name
 
 
 def write(path, text):
