@@ -2,13 +2,14 @@
 /*
  * unit-tests-model.c: known answers of the plugin's hardware model
  * (model.c): caches under cyclic strides, true LRU order, gshare on fixed,
- * periodic and pseudo-random outcomes, BTB fill and eviction, and
- * parameter validation. Run by unit-tests.c.
+ * periodic and pseudo-random outcomes, BTB fill and eviction, parameter
+ * validation, and the plugin arguments (modelcfg.c). Run by unit-tests.c.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "model.h"
+#include "modelcfg.h"
 #include "unit-tests.h"
 
 #define KIB 1024
@@ -237,6 +238,88 @@ static void test_validation(void)
 	}
 }
 
+/* cfg_of() - arguments (NULL-terminated) into c; the last return code. */
+static int cfg_of(struct model_cfg *c, const char *const *args,
+		  char *err, size_t n)
+{
+	int rc = 0;
+
+	model_cfg_defaults(c);
+	for (; *args && rc >= 0; args++)
+		rc = model_cfg_arg(c, *args, err, n);
+	return rc;
+}
+
+static void test_cfg_args(void)
+{
+	static const char *const good[] = { "model=on", "l1i=65536:4",
+		"line=32", "bp=1024:10", "btb=512:2", "keys=/k", NULL };
+	static const char *const no_assoc[] = { "l1d=1024", NULL };
+	static const char *const suffix[] = { "l1d=32k:8", NULL };
+	static const char *const sign[] = { "bp=-4:2", NULL };
+	static const char *const model_bad[] = { "model=yes", NULL };
+	static const char *const keys_empty[] = { "keys=", NULL };
+	static const char *const other[] = { "outfile=/x", NULL };
+	struct model_cfg c;
+	char err[256];
+
+	model_cfg_defaults(&c);
+	check(!c.on && c.l1i_size == 32768 && c.l1i_ways == 8 &&
+	      c.l1d_size == 32768 && c.l1d_ways == 8 && c.line == 64 &&
+	      c.bp_entries == 4096 && c.bp_hist == 12 &&
+	      c.btb_entries == 4096 && c.btb_ways == 4 && !c.keys && !c.set,
+	      "cfg: defaults (off, 32 KiB 8-way, 64-byte lines, 4096:12, 4096:4)");
+	check(cfg_of(&c, good, err, sizeof(err)) == 1 && c.on &&
+	      c.l1i_size == 65536 && c.l1i_ways == 4 && c.line == 32 &&
+	      c.bp_entries == 1024 && c.bp_hist == 10 &&
+	      c.btb_entries == 512 && c.btb_ways == 2 &&
+	      strcmp(c.keys, "/k") == 0 && c.l1d_size == 32768,
+	      "cfg: every argument is taken");
+	check(cfg_of(&c, no_assoc, err, sizeof(err)) < 0 &&
+	      strstr(err, "l1d=SIZE:ASSOC"), "cfg: l1d= without :ASSOC");
+	check(cfg_of(&c, suffix, err, sizeof(err)) < 0, "cfg: no size suffixes");
+	check(cfg_of(&c, sign, err, sizeof(err)) < 0, "cfg: no signs");
+	check(cfg_of(&c, model_bad, err, sizeof(err)) < 0 &&
+	      strstr(err, "model=on or model=off"), "cfg: model=yes");
+	check(cfg_of(&c, keys_empty, err, sizeof(err)) < 0, "cfg: keys= empty");
+	check(cfg_of(&c, other, err, sizeof(err)) == 0,
+	      "cfg: other arguments are not the model's");
+}
+
+static void test_cfg_setup(void)
+{
+	static const char *const off_param[] = { "model=off", "btb=64:4",
+		NULL };
+	static const char *const on_bad[] = { "model=on", "l1d=32000:8",
+		NULL };
+	static const char *const on_keys[] = { "model=on",
+		"keys=/nonexistent/keys", NULL };
+	static const char *const on[] = { "model=on", NULL };
+	struct model_cfg c;
+	struct model m;
+	char err[256];
+
+	model_cfg_defaults(&c);
+	check(model_setup(&m, &c, err, sizeof(err)) == 0 && !m.l1i.t.keys,
+	      "setup: model off builds nothing");
+	cfg_of(&c, off_param, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) != 0 &&
+	      strstr(err, "btb=64:4 needs model=on"),
+	      "setup: a parameter without model=on is an error");
+	cfg_of(&c, on_bad, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) != 0 &&
+	      strstr(err, "l1d=32000:8"), "setup: a bad L1D names it");
+	cfg_of(&c, on_keys, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) != 0 &&
+	      strstr(err, "/nonexistent/keys"), "setup: a missing keys file");
+	cfg_of(&c, on, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) == 0 && !m.have_keys &&
+	      m.l1d.t.ways == 8 && m.l1d.t.set_mask == 63 &&
+	      m.l1i.line_shift == 6 && m.btb.t.set_mask == 1023,
+	      "setup: the defaults build 64 sets of 8 ways, 1024 BTB sets");
+	model_free(&m);
+}
+
 void test_model(void)
 {
 	test_cache_strides();
@@ -244,4 +327,6 @@ void test_model(void)
 	test_gshare();
 	test_btb();
 	test_validation();
+	test_cfg_args();
+	test_cfg_setup();
 }
