@@ -292,5 +292,7 @@ def test_model_repeats_exactly(builds, plugin_so, testinit, tmp_path):
     assert 0 < n["kernel_l1d_misses"] < n["kernel_l1d_accesses"] // 2, n
     assert 0 < n["kernel_mispredicts"] < n["kernel_branches"] // 2, n
     assert n["kernel_btb_misses"] > 0 and n["kernel_l1i_misses"] > 0, n
-    # The timer interrupt updates jiffies_64 during the window.
-    assert 0 < n["key_misses"] <= n["key_accesses"], n
+    # The timer interrupt updates jiffies_64 during the window (a hot
+    # line: measured 207 accesses, no miss).
+    assert n["key_accesses"] > 0, n
+    assert n["key_misses"] <= n["key_accesses"] // 10, n
