@@ -121,7 +121,8 @@ def inputs(tmp_path):
                     "while [ $# -gt 0 ]; do\n"
                     "  case $1 in\n"
                     "  -serial) out=${2#file:};;\n"
-                    "  -plugin) report=${2#*outfile=};;\n"
+                    "  -plugin) report=${2#*outfile=}; "
+                    "report=${report%%,*};;\n"
                     "  esac\n"
                     "  shift\n"
                     "done\n"
@@ -304,6 +305,8 @@ def test_counts_per_iteration_from_the_plugin(inputs, tmp_path):
         "outfile=%s" % (res / "raw" / "selftest-jump-label.plugin") in cmd
     assert (res / "raw" / "selftest-jump-label.plugin").read_text() == \
         COUNTED_PLUGIN.read_text()
+    assert "outfile=%s,model=on\n" % (
+        res / "raw" / "selftest-jump-label.plugin") in cmd
     d = {n: v for _, n, v in table(res)}
     assert d["jlbench_static_key.count_iters"] == "10000"
     assert d["count.source"] == "TCG plugin, icount (exact)"
@@ -312,6 +315,66 @@ def test_counts_per_iteration_from_the_plugin(inputs, tmp_path):
     assert [d[n] for n in COUNT_NAMES] == ["1", "1", "1", "3", "4", "8"]
     assert "count.note" not in d
     assert "counts per iteration" not in p.stderr
+    # A report from a plugin without the model: its rows say so.
+    assert d["model.known_answers"] == "not-counted"
+    assert d["model.random_mispredicts_per_iter"] == "not-counted"
+    assert d["model.note"].endswith(
+        "; the plugin report has no model figures (model=on)")
+    assert "jump-label: model's known answers: " in p.stderr
+
+
+def model_report(random_mispredicts):
+    """The real count report plus the model's keys and regions 7..12
+    (synthetic): the random loop mispredicted random_mispredicts times
+    per iteration, the other answers as known."""
+    text = COUNTED_PLUGIN.read_text().replace("regions=6\n", (
+        "model=on\nmodel_l1i=32768:8:64\nmodel_l1d=32768:8:64\n"
+        "model_bp=gshare:4096:12\nmodel_btb=4096:4\nregions=12\n"))
+    per_iter = {1: (0, 0), 3: (0, 0), 5: (0, 0), 7: (random_mispredicts, 0),
+                9: (0, 1), 11: (0, 0)}
+    for rid in range(1, 13):
+        mis, l1d = per_iter[rid - 1 + rid % 2]
+        k = 2 - rid % 2
+        if rid > 6:
+            text += "".join("region.%d.%s=1\n" % (rid, f)
+                            for f in ("begins", "closed"))
+            text += "region.%d.unbalanced=0\n" % rid
+        text += "region.%d.mispredicts=%d\n" % (rid, 3 + k * 10000 * mis)
+        text += "region.%d.l1d_accesses=%d\n" % (rid, 9 + k * 10000)
+        text += "region.%d.l1d_misses=%d\n" % (rid, 5 + k * 10000 * l1d)
+    return text
+
+
+@pytest.mark.parametrize("mispredicts", [0.5, 0.7])
+def test_known_answers_of_the_model(inputs, tmp_path, mispredicts):
+    """model.* rows from a report with the model's keys; an answer
+    outside its bound is a failed check, named."""
+    report = tmp_path / "model.plugin"
+    report.write_text(model_report(mispredicts))
+    res = tmp_path / "res"
+    p = tool(inputs, res, COUNTED, "--variants", "jump-label",
+             plugin_report=report)
+    d = {n: v for _, n, v in table(res)}
+    assert d["model.params"] == ("l1i=32768:8:64 l1d=32768:8:64 "
+                                 "bp=gshare:4096:12 btb=4096:4")
+    assert d["model.random_mispredicts_per_iter"] == "%.4f" % mispredicts
+    assert d["model.stride_big_l1d_misses_per_iter"] == "1.0000"
+    assert d["model.stride_fit_l1d_misses_per_iter"] == "0.0000"
+    assert d["model.off_mispredicts_per_iter"] == "0.0000"
+    assert [d[n] for n in COUNT_NAMES] == ["1", "1", "1", "3", "4", "8"]
+    if mispredicts == 0.5:
+        assert p.returncode == 0, p.stderr
+        assert d["model.known_answers"] == "PASS"
+        assert "model.note" not in d
+        assert "known answers" not in p.stderr
+    else:
+        assert p.returncode == 1, p.stderr
+        assert d["model.known_answers"] == "FAIL"
+        assert d["model.note"] == ("model.random_mispredicts_per_iter "
+                                   "0.7000 is outside 0.4..0.6")
+        assert "FAIL: jump-label model.known_answers" in p.stderr
+        assert "model's known answers: model.random_mispredicts" in \
+            p.stderr
 
 
 def test_counts_not_counted_without_a_report(inputs, tmp_path):
@@ -323,6 +386,8 @@ def test_counts_not_counted_without_a_report(inputs, tmp_path):
     assert d["count.source"] == "not-counted"
     assert [d[n] for n in COUNT_NAMES] == ["not-counted"] * 6
     assert d["count.note"] == "plugin wrote no report"
+    assert d["model.known_answers"] == "not-counted"
+    assert d["model.note"].endswith("; plugin wrote no report")
     assert "jump-label: counts per iteration: plugin wrote no report" in \
         p.stderr
     # tcg and --no-plugin: no plugin at all, and the rows say why.
@@ -337,6 +402,8 @@ def test_counts_not_counted_without_a_report(inputs, tmp_path):
         d = {n: v for _, n, v in table(res)}
         assert [d[n] for n in COUNT_NAMES] == ["not-counted"] * 6
         assert d["count.note"] == why
+        assert d["model.known_answers"] == "not-counted"
+        assert d["model.note"].endswith("; " + why)
 
 
 def test_counts_not_exact_are_said_so(inputs, tmp_path):
