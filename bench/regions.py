@@ -7,7 +7,9 @@ region markers of its own id (REGIONS below), with interrupts off. The
 branch-count plugin (bench/plugin/README.md, "Regions") reports per region
 the instructions and conditional branches executed between its markers.
 A loop's count per iteration is (R(2n) - R(n)) / n: the call, the loop's
-entry and exit and the markers are the same in both runs and cancel.
+entry and exit and the markers are the same in both runs and cancel. (The
+module's other loops, regions 7..12, have known answers under the plugin's
+modelled hardware: bench/knownanswers.py, which shares parse().)
 
 The figure is written only when it is exact: both regions closed exactly
 once with no unbalanced marker, the difference a non-negative multiple of

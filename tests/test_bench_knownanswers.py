@@ -4,6 +4,7 @@ plugin regions, and the known-answer verdict.
 Synthetic reports here; bench/selftest's use of them is in
 test_bench_selftest.py, real boots in test_model_validation.py.
 """
+import re
 import sys
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench import knownanswers as ka  # noqa: E402
+from bench import knownanswers as ka, regions  # noqa: E402
 
 N = 10000
 BLOCK = {"selftest.jlbench_static_key.count_iters": str(N)}
@@ -167,3 +168,34 @@ def test_not_counted_region_values():
                                  "region.7.mispredicts=not-counted")})))
     assert d["model.random_mispredicts_per_iter"] == "not-counted"
     assert "region 7: mispredicts is not-counted" in d["model.note"]
+
+
+def test_the_regions_tables_agree():
+    """bench.c's header table and the plugin README's "Regions" table
+    list the regions this reads, with the same known answers."""
+    bench_c = (ROOT / "kernel-variants" / "module" / "bench.c").read_text()
+    head = bench_c.split("*/", 1)[0]
+    assert re.findall(r"^ \*\t(\d+)\t", head, re.M) == [
+        str(i) for i in range(1, 13)]
+    readme = (ROOT / "bench" / "plugin" / "README.md").read_text()
+    rows = dict(re.findall(r"^\| (\d+)/\d+ \| (.*)$", readme, re.M))
+    assert sorted(rows, key=int) == ["1", "3", "5", "7", "9", "11"]
+    for loop, rid in regions.REGIONS:
+        assert "bench/regions.py" in rows[str(rid)], rid
+    for f in ka.FIGURES:
+        row = rows[str(f.region)]
+        assert "bench/knownanswers.py" in row, f
+        if f.answer:
+            want = ("< %g" % f.answer.hi if f.answer.hi_open else
+                    "%g..%g" % (f.answer.lo, f.answer.hi))
+            assert re.search(r"%s about [\d.]+ \(%s\)" % (
+                f.field, re.escape(want)), row), (f, row)
+
+
+def test_formats_md_names_every_row():
+    text = (ROOT / "bench" / "FORMATS.md").read_text()
+    for name in ka.names() + ["model.note"]:
+        assert "`%s`" % name in text or name.startswith(
+            "model.") and name.endswith("_per_iter"), name
+    for f in ka.FIGURES:
+        assert "`%s`" % f.name in text, f.name
