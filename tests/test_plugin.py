@@ -1,6 +1,7 @@
 """Unit tests of the QEMU branch-count plugin (bench/plugin/).
 
-The classifier and sites parser are tested on the host by a C harness; the
+The classifier, sites parser and hardware model (model.c: caches,
+gshare, BTB) are tested on the host by a C harness with known answers; the
 plugin itself is built against the fetched qemu-plugin.h and loaded into
 qemu-system-x86_64 with no guest (-M none), which checks that QEMU accepts
 it, that its arguments are validated and that it writes its report.
@@ -31,13 +32,21 @@ def parse_report(text):
 
 def test_c_unit_tests(tmp_path):
     exe = tmp_path / "unit-tests"
-    run(["cc"] + CFLAGS + ["-o", str(exe), "unit-tests.c", "x86class.c",
-                           "sites.c"], cwd=PLUGIN)
+    run(["cc"] + CFLAGS + ["-o", str(exe), "unit-tests.c",
+                           "unit-tests-model.c", "x86class.c", "sites.c",
+                           "model.c", "modelcfg.c"], cwd=PLUGIN)
     p = run([str(exe)], check=False)
     assert p.returncode == 0, p.stdout
     assert "not ok" not in p.stdout
     oks = [ln for ln in p.stdout.splitlines() if ln.startswith("ok ")]
-    assert len(oks) >= 60, p.stdout
+    assert len(oks) >= 150, p.stdout
+    for name in ("cache: cyclic stride over 2x", "misses only cold",
+                 "always taken mispredicts only while warming",
+                 "pseudo-random outcomes mispredict near half",
+                 "btb: it evicted the least recent", "target of je rel32",
+                 "overlap: straddles", "validate gshare 3000",
+                 "setup: a parameter without model=on is an error"):
+        assert name in p.stdout, name
 
 
 def write(path, text):
@@ -214,11 +223,80 @@ def test_plugin_without_sites_does_not_count_them(plugin_so, tmp_path):
     ("bogus=1", "unknown argument 'bogus=1'"),
     ("count=sometimes", "unknown argument"),
     ("sites=/nonexistent/file", "/nonexistent/file"),
+    ("model=maybe", "model=maybe: want model=on or model=off"),
+    ("l1i=1024:2", "l1i=1024:2 needs model=on"),
+    ("model=off,keys=/etc/hostname", "keys=/etc/hostname needs model=on"),
+    ("model=on,l1d=32000:8", "l1d=32000:8, line=64: size 32000"),
+    ("model=on,l1i=32768", "want l1i=SIZE:ASSOC"),
+    ("model=on,line=48", "line size 48 is not a power of two"),
+    ("model=on,bp=4096:13", "bp=4096:13: 13 history bits"),
+    ("model=on,bp=3000:8", "bp=3000:8: 3000 counters"),
+    ("model=on,btb=10:4", "btb=10:4: 10 entries"),
+    ("model=on,keys=/nonexistent/keys", "keys: /nonexistent/keys"),
 ])
 def test_plugin_rejects_bad_arguments(plugin_so, tmp_path, args, message):
     p = qemu_none("%s,%s" % (plugin_so, args), tmp_path)
     assert p.returncode != 0
     assert message in p.stderr
+
+
+MODEL_KEYS = {
+    "model", "model_l1i", "model_l1d", "model_bp", "model_btb",
+    "kernel_mispredicts", "user_mispredicts", "kernel_btb_misses",
+    "user_btb_misses", "kernel_l1i_accesses", "kernel_l1i_misses",
+    "user_l1i_accesses", "user_l1i_misses", "kernel_l1d_accesses",
+    "kernel_l1d_misses", "user_l1d_accesses", "user_l1d_misses",
+    "key_accesses", "key_misses", "branches_unresolved",
+    "total_l1i_accesses", "total_l1i_misses", "total_l1d_accesses",
+    "total_l1d_misses", "total_mispredicts"}
+
+
+def report_of(plugin_so, tmp_path, args):
+    """The report of an empty run (-M none) with these arguments."""
+    out = tmp_path / "report.txt"
+    p = qemu_none("%s,outfile=%s%s" % (plugin_so, out, args), tmp_path)
+    assert p.returncode == 0, p.stderr
+    return out.read_text()
+
+
+def test_model_keys_only_with_model_on(plugin_so, tmp_path):
+    plain = report_of(plugin_so, tmp_path, "")
+    # model=off is the default: the same report, byte for byte.
+    assert report_of(plugin_so, tmp_path, ",model=off") == plain
+    assert not MODEL_KEYS & set(parse_report(plain))
+    on = report_of(plugin_so, tmp_path, ",model=on")
+    r = parse_report(on)
+    assert set(r) == set(parse_report(plain)) | MODEL_KEYS
+    # The keys of the plain report keep their values and order.
+    assert [k for k in r if k not in MODEL_KEYS] == \
+        list(parse_report(plain))
+    assert (r["model"], r["model_l1i"], r["model_l1d"], r["model_bp"],
+            r["model_btb"]) == ("on", "32768:8:64", "32768:8:64",
+                                "gshare:4096:12", "4096:4")
+    # No window: the window figures are not counted.
+    for k in ("kernel_mispredicts", "user_l1d_misses", "key_accesses",
+              "branches_unresolved"):
+        assert r[k] == "not-counted", k
+    assert r["total_l1d_accesses"] == "0"
+
+
+def test_model_parameters_reported(plugin_so, tmp_path):
+    keys = tmp_path / "keys.txt"
+    keys.write_text("ffffffff82000000-ffffffff82000008\n")
+    r = parse_report(report_of(
+        plugin_so, tmp_path, ",model=on,l1i=65536:4,l1d=16384:2,line=32,"
+        "bp=1024:10,btb=512:2,keys=%s" % keys))
+    assert (r["model_l1i"], r["model_l1d"], r["model_bp"],
+            r["model_btb"]) == ("65536:4:32", "16384:2:32",
+                                "gshare:1024:10", "512:2")
+
+
+def test_plugin_rejects_bad_keys_file(plugin_so, tmp_path):
+    keys = tmp_path / "keys.txt"
+    keys.write_text("ffffffff82000000\nnot-a-key\n")
+    p = qemu_none("%s,model=on,keys=%s" % (plugin_so, keys), tmp_path)
+    assert p.returncode != 0
+    assert "branches: keys:" in p.stderr and "line 2" in p.stderr
 
 
 def test_plugin_rejects_bad_sites_file(plugin_so, tmp_path):

@@ -26,6 +26,11 @@
  *                  left early by an exception or an I/O recompile still
  *                  counts whole: measured +0.07% kernel instructions in a
  *                  tbench run; branches and sites are exact either way)
+ *   model=on       modelled L1I, L1D, gshare predictor and BTB
+ *                  (modelplug.c; callbacks, so it costs far more than the
+ *                  counting); its parameters keys=FILE, l1i=SIZE:ASSOC,
+ *                  l1d=SIZE:ASSOC, line=BYTES, bp=ENTRIES:HIST,
+ *                  btb=ENTRIES:ASSOC are errors without it (modelcfg.h)
  *
  * Inline adds are not atomic: figures are exact with one vCPU thread
  * (-smp 1, or any -icount run, which is single-threaded).
@@ -37,6 +42,9 @@
 
 #include <qemu-plugin.h>
 
+#include "counters.h"
+#include "modelplug.h"
+#include "report.h"
 #include "sites.h"
 #include "x86class.h"
 
@@ -44,16 +52,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 #define PLUGIN_FORMAT 1
 
-enum mode { USER = 0, KERNEL = 1 };
-
-/* The counters the translated code adds to, and snapshots of them. */
-struct counters {
-	uint64_t insns[2];
-	uint64_t branches[2];
-	uint64_t site_execs;
-};
-
-static struct counters live;		/* whole run, updated inline */
+/* The counters the translated code and the model add to (counters.h). */
+static struct counters live;		/* whole run */
 static struct counters window;		/* sum over closed windows */
 static struct counters at_start;	/* live when the open window began */
 static int window_open;
@@ -76,19 +76,6 @@ static int have_sites;
 static int count_per_insn = 1;
 static const char *outfile;
 static int vcpus;
-
-/* counters_add() - *acc += (a - b), field by field. */
-static void counters_add(struct counters *acc, const struct counters *a,
-			 const struct counters *b)
-{
-	int m;
-
-	for (m = USER; m <= KERNEL; m++) {
-		acc->insns[m] += a->insns[m] - b->insns[m];
-		acc->branches[m] += a->branches[m] - b->branches[m];
-	}
-	acc->site_execs += a->site_execs - b->site_execs;
-}
 
 /* marker_exec() - a window marker is about to execute. */
 static void marker_exec(unsigned int vcpu_index, void *udata)
@@ -149,6 +136,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	tbs_translated++;
 	m = x86_is_kernel_addr(qemu_plugin_tb_vaddr(tb)) ? KERNEL : USER;
+	if (modelplug_on())	/* first: see modelplug_tb() */
+		modelplug_tb(tb, m);
 	if (!count_per_insn)
 		qemu_plugin_register_vcpu_tb_exec_inline(
 			tb, QEMU_PLUGIN_INLINE_ADD_U64, &live.insns[m], n);
@@ -185,31 +174,12 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 }
 
-/* put_window() - a window figure, or not-counted without a closed window. */
-static void put_window(FILE *f, const char *key, uint64_t v, int valid)
-{
-	if (valid)
-		fprintf(f, "%s=%llu\n", key, (unsigned long long)v);
-	else
-		fprintf(f, "%s=not-counted\n", key);
-}
-
-static void put_u64(FILE *f, const char *key, uint64_t v)
-{
-	fprintf(f, "%s=%llu\n", key, (unsigned long long)v);
-}
-
-/* put_region() - key region.<id>.<name>=<v>. */
-static void put_region(FILE *f, int id, const char *name, uint64_t v)
-{
-	fprintf(f, "region.%d.%s=%llu\n", id, name, (unsigned long long)v);
-}
-
 /*
  * write_regions() - the regions any marker named, in id order: regions
  * (how many), then per region its markers, closed instances, unbalanced
  * markers (a region open at exit counts as one), and the instructions and
- * conditional branches of its closed instances, all modes and kernel only.
+ * conditional branches of its closed instances, all modes and kernel only,
+ * then the model's figures (model=on).
  */
 static void write_regions(FILE *f)
 {
@@ -233,6 +203,7 @@ static void write_regions(FILE *f)
 			   r->sum.branches[KERNEL] + r->sum.branches[USER]);
 		put_region(f, id, "kernel_insns", r->sum.insns[KERNEL]);
 		put_region(f, id, "kernel_branches", r->sum.branches[KERNEL]);
+		modelplug_report_region(f, id, &r->sum);
 	}
 }
 
@@ -264,6 +235,7 @@ static void write_report(FILE *f)
 	else
 		fprintf(f, "total_site_execs=not-counted\n");
 	put_u64(f, "tbs_translated", tbs_translated);
+	modelplug_report(f, &window, w, &live);
 	write_regions(f);
 }
 
@@ -300,10 +272,43 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 			strerror(errno));
 }
 
+/* parse_arg() - one plugin argument; 0, or -1 after a message. */
+static int parse_arg(const char *a, struct model_cfg *mcfg)
+{
+	char err[1024];
+	int rc;
+
+	if (strncmp(a, "outfile=", 8) == 0 && a[8]) {
+		outfile = a + 8;
+	} else if (strncmp(a, "sites=", 6) == 0 && a[6]) {
+		if (sites_load(&sites, a + 6, err, sizeof(err)) != 0) {
+			fprintf(stderr, "branches: sites: %s\n", err);
+			return -1;
+		}
+		have_sites = 1;
+	} else if (strcmp(a, "count=tb") == 0) {
+		count_per_insn = 0;
+	} else if (strcmp(a, "count=insn") == 0) {
+		count_per_insn = 1;
+	} else if ((rc = model_cfg_arg(mcfg, a, err, sizeof(err))) != 0) {
+		if (rc < 0) {
+			fprintf(stderr, "branches: %s\n", err);
+			return -1;
+		}
+	} else {
+		fprintf(stderr,
+			"branches: unknown argument '%s' (want outfile=PATH, sites=FILE, count=insn|tb, "
+			MODEL_CFG_USAGE ")\n", a);
+		return -1;
+	}
+	return 0;
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
+	struct model_cfg mcfg;
 	char err[1024];
 	int i;
 
@@ -313,27 +318,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return 1;
 	}
 	vcpus = info->system_emulation ? info->system.smp_vcpus : 1;
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strncmp(a, "outfile=", 8) == 0 && a[8]) {
-			outfile = a + 8;
-		} else if (strncmp(a, "sites=", 6) == 0 && a[6]) {
-			if (sites_load(&sites, a + 6, err, sizeof(err)) != 0) {
-				fprintf(stderr, "branches: sites: %s\n", err);
-				return 1;
-			}
-			have_sites = 1;
-		} else if (strcmp(a, "count=tb") == 0) {
-			count_per_insn = 0;
-		} else if (strcmp(a, "count=insn") == 0) {
-			count_per_insn = 1;
-		} else {
-			fprintf(stderr,
-				"branches: unknown argument '%s' (want outfile=PATH, sites=FILE, count=insn|tb)\n",
-				a);
+	model_cfg_defaults(&mcfg);
+	for (i = 0; i < argc; i++)
+		if (parse_arg(argv[i], &mcfg) != 0)
 			return 1;
-		}
+	if (modelplug_setup(&mcfg, &live, err, sizeof(err)) != 0) {
+		fprintf(stderr, "branches: %s\n", err);
+		return 1;
 	}
 	if (outfile && strlen(outfile) + 5 > 4096) {
 		fprintf(stderr, "branches: outfile path too long\n");

@@ -176,11 +176,11 @@ int sites_load(struct sites *s, const char *path, char *err, size_t errlen)
 	return rc;
 }
 
-bool sites_contains(const struct sites *s, uint64_t addr)
+/* ranges_upto() - how many ranges start at or before addr. */
+static size_t ranges_upto(const struct sites *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s->n;
 
-	/* Find the last range with start <= addr. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -189,7 +189,28 @@ bool sites_contains(const struct sites *s, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return lo > 0 && addr < s->r[lo - 1].end;
+	return lo;
+}
+
+bool sites_contains(const struct sites *s, uint64_t addr)
+{
+	size_t k = ranges_upto(s, addr);
+
+	return k > 0 && addr < s->r[k - 1].end;
+}
+
+bool sites_overlaps(const struct sites *s, uint64_t start, uint64_t len)
+{
+	uint64_t last = start + (len ? len - 1 : 0);
+	size_t k;
+
+	if (last < start)
+		last = UINT64_MAX;
+	/* Ranges are sorted and disjoint: only the last one starting at or
+	 * before the access's last byte can reach into it.
+	 */
+	k = ranges_upto(s, last);
+	return k > 0 && start < s->r[k - 1].end;
 }
 
 void sites_free(struct sites *s)

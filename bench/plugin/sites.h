@@ -39,6 +39,12 @@ int sites_load(struct sites *s, const char *path, char *err, size_t errlen);
 /* sites_contains() - true if addr lies in one of the ranges. */
 bool sites_contains(const struct sites *s, uint64_t addr);
 
+/*
+ * sites_overlaps() - true if some byte of [start, start + len) lies in one
+ * of the ranges (len >= 1; a range reaching past 2^64 is cut there).
+ */
+bool sites_overlaps(const struct sites *s, uint64_t start, uint64_t len);
+
 /* sites_free() - release the ranges. */
 void sites_free(struct sites *s);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * unit-tests.c: host unit tests of the plugin's instruction classifier
- * (x86class.c) and sites parser (sites.c). Built and run by
+ * (x86class.c), sites parser (sites.c) and hardware model (model.c), with
+ * known answers. Built and run by
  * tests/test_plugin.py. Prints one "ok"/"not ok" line per check (TAP) and
  * exits 1 if any check failed.
  */
@@ -10,11 +11,12 @@
 #include <string.h>
 
 #include "sites.h"
+#include "unit-tests.h"
 #include "x86class.h"
 
 static int failures, checks;
 
-static void check(int ok, const char *what)
+void check(int ok, const char *what)
 {
 	checks++;
 	if (!ok)
@@ -168,6 +170,63 @@ static void test_classify(void)
 	check(!x86_is_kernel_addr(0xf0000ULL), "BIOS is not kernel");
 }
 
+struct target_case {
+	const char *what;
+	size_t len;
+	uint8_t bytes[X86_MAX_INSN];
+	uint64_t vaddr;
+	int ok;
+	uint64_t want;
+};
+
+static const struct target_case target_cases[] = {
+	{ "jne rel8 forward", 2, { 0x75, 0x05 }, 0x1000, 1, 0x1007 },
+	{ "jne rel8 to itself (-2)", 2, { 0x75, 0xfe }, 0x1000, 1, 0x1000 },
+	{ "jo rel8 -128", 2, { 0x70, 0x80 }, 0x1000, 1, 0x1002 - 128 },
+	{ "je rel32 forward", 6, { 0x0f, 0x84, 0x00, 0x01, 0x00, 0x00 },
+	  0xffffffff81000000ULL, 1, 0xffffffff81000106ULL },
+	{ "je rel32 backward", 6, { 0x0f, 0x84, 0xfa, 0xff, 0xff, 0xff },
+	  0xffffffff81000000ULL, 1, 0xffffffff81000000ULL },
+	{ "jg rel32 -0x80000000", 6, { 0x0f, 0x8f, 0, 0, 0, 0x80 },
+	  0xffffffff81000000ULL, 1, 0xffffffff01000006ULL },
+	{ "je rel32 with hint and REX", 8,
+	  { 0x3e, 0x41, 0x0f, 0x84, 0x10, 0, 0, 0 }, 0x400000, 1, 0x400018 },
+	{ "jne rel8 with hint", 3, { 0x2e, 0x75, 0x10 }, 0x400000, 1,
+	  0x400013 },
+	{ "jne rel16 (66), cut to 16 bits", 5, { 0x66, 0x0f, 0x85, 0x00, 0x10 },
+	  0x12345, 1, 0x334a },
+	{ "jrcxz", 2, { 0xe3, 0x10 }, 0x2000, 1, 0x2012 },
+	{ "jecxz (67)", 3, { 0x67, 0xe3, 0xf0 }, 0x2000, 1, 0x2003 - 0x10 },
+	{ "loop back", 2, { 0xe2, 0xfc }, 0x3000, 1, 0x2ffe },
+	{ "wraps at 2^64", 2, { 0x75, 0x10 }, UINT64_MAX - 1, 1, 0x10 },
+	{ "jmp rel8 is not a conditional branch", 2, { 0xeb, 0x05 }, 0x1000,
+	  0, 0 },
+	{ "call is not", 5, { 0xe8, 1, 2, 3, 4 }, 0x1000, 0, 0 },
+	{ "marker is not", 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 'J', 'L', 'B', '1' },
+	  0x1000, 0, 0 },
+	{ "jcc with a 3-byte displacement (bad length)", 5,
+	  { 0x0f, 0x84, 1, 2, 3 }, 0x1000, 0, 0 },
+};
+
+static void test_targets(void)
+{
+	size_t i;
+	char what[160];
+
+	for (i = 0; i < sizeof(target_cases) / sizeof(target_cases[0]); i++) {
+		const struct target_case *c = &target_cases[i];
+		uint64_t got = 0xdead;
+		bool ok = x86_branch_target(c->bytes, c->len, c->vaddr, &got);
+
+		snprintf(what, sizeof(what),
+			 "target of %s: want %d %#llx, got %d %#llx", c->what,
+			 c->ok, (unsigned long long)c->want, ok,
+			 (unsigned long long)got);
+		check(ok == !!c->ok && (ok ? got == c->want : got == 0xdead),
+		      what);
+	}
+}
+
 static int parse(struct sites *s, const char *text, char *err, size_t n)
 {
 	return sites_parse(s, text, strlen(text), err, n);
@@ -217,6 +276,20 @@ static void test_sites(void)
 	check(rc != 0, "sites: two words is an error");
 	rc = parse(&s, "12345678123456789\n", err, sizeof(err));
 	check(rc != 0, "sites: more than 64 bits is an error");
+	rc = parse(&s, "1000-1010\n2000\n", err, sizeof(err));
+	check(rc == 0, "sites: key-word file");
+	check(sites_overlaps(&s, 0x1000, 8), "overlap: at the range start");
+	check(sites_overlaps(&s, 0xffc, 8), "overlap: straddles the start");
+	check(sites_overlaps(&s, 0x100f, 1), "overlap: last byte");
+	check(!sites_overlaps(&s, 0x1010, 8), "overlap: end is exclusive");
+	check(!sites_overlaps(&s, 0xff8, 8), "overlap: ends just before");
+	check(sites_overlaps(&s, 0x1ff9, 8), "overlap: last byte on an address");
+	check(!sites_overlaps(&s, 0x1ff8, 8), "overlap: one short of it");
+	check(sites_overlaps(&s, 0x0, 0x3000), "overlap: covering both");
+	check(!sites_overlaps(&s, UINT64_MAX - 3, 8),
+	      "overlap: wraps at 2^64 without matching low ranges");
+	sites_free(&s);
+
 	rc = sites_load(&s, "/nonexistent/sites", err, sizeof(err));
 	check(rc != 0 && strstr(err, "/nonexistent/sites") != NULL,
 	      "sites: missing file is an error naming it");
@@ -225,7 +298,9 @@ static void test_sites(void)
 int main(void)
 {
 	test_classify();
+	test_targets();
 	test_sites();
+	test_model();
 	printf("1..%d\n# %d checks, %d failed\n", checks, checks, failures);
 	return failures ? 1 : 0;
 }

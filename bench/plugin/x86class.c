@@ -77,6 +77,36 @@ enum x86_kind x86_classify(const uint8_t *p, size_t len)
 	return X86_OTHER;
 }
 
+bool x86_branch_target(const uint8_t *p, size_t len, uint64_t vaddr,
+		       uint64_t *target)
+{
+	size_t i = 0, disp_len;
+	uint64_t next = vaddr + len;
+	int64_t disp;
+
+	if (!x86_is_cond_branch(x86_classify(p, len)))
+		return false;
+	while (i < len - 1 &&
+	       (is_legacy_prefix(p[i]) || (p[i] & 0xf0) == 0x40))
+		i++;
+	i += p[i] == 0x0f ? 2 : 1;	/* the opcode */
+	disp_len = len - i;
+	if (disp_len == 1)
+		disp = (int8_t)p[i];
+	else if (disp_len == 2)
+		disp = (int16_t)(p[i] | p[i + 1] << 8);
+	else if (disp_len == 4)
+		disp = (int32_t)((uint32_t)p[i] | (uint32_t)p[i + 1] << 8 |
+				 (uint32_t)p[i + 2] << 16 |
+				 (uint32_t)p[i + 3] << 24);
+	else
+		return false;
+	*target = next + (uint64_t)disp;
+	if (disp_len == 2)
+		*target &= 0xffff;
+	return true;
+}
+
 int x86_region_id(const uint8_t *p, size_t len)
 {
 	if (is_marker(p, len) && (p[len - 2] == 'R' || p[len - 2] == 'r'))

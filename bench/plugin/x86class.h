@@ -45,6 +45,17 @@ enum x86_kind x86_classify(const uint8_t *p, size_t len);
  */
 int x86_region_id(const uint8_t *p, size_t len);
 
+/*
+ * x86_branch_target() - the target of the conditional branch (JCC, JCXZ,
+ * LOOP) at vaddr in p[0..len): the address after it plus its displacement
+ * (rel8, rel16 or rel32, the instruction's last bytes; a rel16 target is
+ * cut to 16 bits, as the operand-size prefix does with a zero code segment
+ * base). Flat 64-bit code is meant: a segment base or 32-bit wrap-around
+ * is not known here. Returns false, target untouched, for anything else.
+ */
+bool x86_branch_target(const uint8_t *p, size_t len, uint64_t vaddr,
+		       uint64_t *target);
+
 /* x86_is_cond_branch() - true for JCC, JCXZ and LOOP kinds. */
 bool x86_is_cond_branch(enum x86_kind k);
 

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * model.c: set-associative LRU table, cache, gshare predictor and branch
+ * target buffer of the plugin's model. See model.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static unsigned int log2_of(uint64_t v)
+{
+	unsigned int n = 0;
+
+	while (v >>= 1)
+		n++;
+	return n;
+}
+
+int lru_init(struct lru *t, uint64_t sets, uint64_t ways, bool with_vals,
+	     char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	if (ways < 1 || ways > MODEL_MAX_WAYS) {
+		snprintf(err, errlen, "associativity %llu is not in 1..%d",
+			 (unsigned long long)ways, MODEL_MAX_WAYS);
+		return -1;
+	}
+	if (!is_pow2(sets) || sets > MODEL_MAX_ENTRIES / ways) {
+		snprintf(err, errlen,
+			 "%llu sets: want a power of two, at most %u entries in all",
+			 (unsigned long long)sets, MODEL_MAX_ENTRIES);
+		return -1;
+	}
+	t->keys = calloc(sets * ways, sizeof(*t->keys));
+	t->fill = calloc(sets, sizeof(*t->fill));
+	t->vals = with_vals ? calloc(sets * ways, sizeof(*t->vals)) : NULL;
+	if (!t->keys || !t->fill || (with_vals && !t->vals)) {
+		lru_free(t);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->set_mask = sets - 1;
+	t->ways = (uint32_t)ways;
+	return 0;
+}
+
+/* move_to_front() - rotate entries 0..i of a set so entry i comes first. */
+static void move_to_front(uint64_t *a, uint32_t i)
+{
+	uint64_t v = a[i];
+
+	memmove(a + 1, a, i * sizeof(*a));
+	a[0] = v;
+}
+
+bool lru_access(struct lru *t, uint64_t key, uint64_t **val)
+{
+	uint64_t set = key & t->set_mask;
+	uint64_t *keys = t->keys + set * t->ways;
+	uint32_t *fill = &t->fill[set];
+	uint32_t i;
+	bool hit = false;
+
+	for (i = 0; i < *fill; i++) {
+		if (keys[i] == key) {
+			hit = true;
+			break;
+		}
+	}
+	if (!hit) {
+		if (*fill < t->ways)
+			(*fill)++;
+		i = *fill - 1;	/* the least recent, or the new slot */
+		keys[i] = key;
+	}
+	move_to_front(keys, i);
+	if (t->vals) {
+		uint64_t *vals = t->vals + set * t->ways;
+
+		move_to_front(vals, i);
+		if (val)
+			*val = &vals[0];
+	}
+	return hit;
+}
+
+void lru_free(struct lru *t)
+{
+	free(t->keys);
+	free(t->vals);
+	free(t->fill);
+	memset(t, 0, sizeof(*t));
+}
+
+int cache_init(struct cache *c, uint64_t size, uint64_t ways, uint64_t line,
+	       char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	if (!is_pow2(line) || line < 4 || line > MODEL_MAX_LINE) {
+		snprintf(err, errlen,
+			 "line size %llu is not a power of two in 4..%d",
+			 (unsigned long long)line, MODEL_MAX_LINE);
+		return -1;
+	}
+	if (ways < 1 || ways > MODEL_MAX_WAYS || size == 0 ||
+	    size % (ways * line) != 0) {
+		snprintf(err, errlen,
+			 "size %llu is not a positive multiple of ways x line (%llu x %llu), or ways not in 1..%d",
+			 (unsigned long long)size, (unsigned long long)ways,
+			 (unsigned long long)line, MODEL_MAX_WAYS);
+		return -1;
+	}
+	c->line_shift = log2_of(line);
+	return lru_init(&c->t, size / (ways * line), ways, false, err, errlen);
+}
+
+void cache_free(struct cache *c)
+{
+	lru_free(&c->t);
+}
+
+int gshare_init(struct gshare *g, uint64_t entries, uint64_t hist,
+		char *err, size_t errlen)
+{
+	memset(g, 0, sizeof(*g));
+	if (!is_pow2(entries) || entries < 2 || entries > MODEL_MAX_ENTRIES) {
+		snprintf(err, errlen,
+			 "%llu counters: want a power of two in 2..%u",
+			 (unsigned long long)entries, MODEL_MAX_ENTRIES);
+		return -1;
+	}
+	if (hist > log2_of(entries)) {
+		snprintf(err, errlen,
+			 "%llu history bits: at most log2(%llu) = %u",
+			 (unsigned long long)hist,
+			 (unsigned long long)entries, log2_of(entries));
+		return -1;
+	}
+	g->ctr = malloc(entries);
+	if (!g->ctr) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memset(g->ctr, 1, entries);
+	g->mask = entries - 1;
+	g->hist_mask = (1ULL << hist) - 1;
+	return 0;
+}
+
+bool gshare_resolve(struct gshare *g, uint64_t pc, bool taken)
+{
+	uint8_t *c = &g->ctr[(pc ^ g->hist) & g->mask];
+	bool predicted = *c >= 2;
+
+	if (taken && *c < 3)
+		(*c)++;
+	else if (!taken && *c > 0)
+		(*c)--;
+	g->hist = ((g->hist << 1) | taken) & g->hist_mask;
+	return predicted != taken;
+}
+
+void gshare_free(struct gshare *g)
+{
+	free(g->ctr);
+	memset(g, 0, sizeof(*g));
+}
+
+int btb_init(struct btb *b, uint64_t entries, uint64_t ways,
+	     char *err, size_t errlen)
+{
+	memset(b, 0, sizeof(*b));
+	if (ways < 1 || ways > MODEL_MAX_WAYS || entries == 0 ||
+	    entries % ways != 0) {
+		snprintf(err, errlen,
+			 "%llu entries: want a positive multiple of the ways (%llu, in 1..%d)",
+			 (unsigned long long)entries, (unsigned long long)ways,
+			 MODEL_MAX_WAYS);
+		return -1;
+	}
+	return lru_init(&b->t, entries / ways, ways, true, err, errlen);
+}
+
+bool btb_access(struct btb *b, uint64_t pc, uint64_t target)
+{
+	uint64_t *val;
+	bool hit = lru_access(&b->t, pc, &val);
+
+	if (hit && *val == target)
+		return true;
+	*val = target;
+	return false;
+}
+
+void btb_free(struct btb *b)
+{
+	lru_free(&b->t);
+}

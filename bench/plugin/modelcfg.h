@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * modelcfg.h: the model's plugin arguments (model=, keys=, l1i=, l1d=,
+ * line=, bp=, btb=), their defaults and their validation, and the modelled
+ * hardware they build. No QEMU dependency (unit-tested on its own).
+ */
+#ifndef JLBENCH_MODELCFG_H
+#define JLBENCH_MODELCFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "sites.h"
+
+struct model_cfg {
+	bool on;		/* model=on */
+	const char *set;	/* the first model parameter given, or NULL */
+	const char *keys;	/* keys=FILE, or NULL */
+	uint64_t l1i_size, l1i_ways;
+	uint64_t l1d_size, l1d_ways;
+	uint64_t line;
+	uint64_t bp_entries, bp_hist;
+	uint64_t btb_entries, btb_ways;
+};
+
+/* The arguments, for the plugin's usage message. */
+#define MODEL_CFG_USAGE \
+	"model=on|off, keys=FILE, l1i=SIZE:ASSOC, l1d=SIZE:ASSOC, line=BYTES, bp=ENTRIES:HIST, btb=ENTRIES:ASSOC"
+
+/* model_cfg_defaults() - model off; parameters of a current x86-64 core. */
+void model_cfg_defaults(struct model_cfg *c);
+
+/*
+ * model_cfg_arg() - take arg if it is a model argument: 1 taken, 0 not a
+ * model argument, -1 a bad value (message in err). arg must outlive c.
+ */
+int model_cfg_arg(struct model_cfg *c, const char *arg,
+		  char *err, size_t errlen);
+
+/* The hardware one model_cfg describes. */
+struct model {
+	struct cache l1i, l1d;
+	struct gshare bp;
+	struct btb btb;
+	struct sites keys;
+	bool have_keys;
+};
+
+/*
+ * model_setup() - after all arguments: refuse parameters without model=on,
+ * then build the caches, predictor and BTB and read the keys file. 0, or
+ * -1 with a message naming the argument; nothing is built when the model
+ * is off.
+ */
+int model_setup(struct model *m, const struct model_cfg *c,
+		char *err, size_t errlen);
+
+void model_free(struct model *m);
+
+#endif

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * modelplug.c: model=on of the branches plugin. See modelplug.h and
+ * bench/plugin/README.md, "Model".
+ *
+ * L1I: an instruction callback on the first instruction of each run of
+ * consecutive instructions of a block on one cache line (of their host
+ * addresses, as QEMU's contrib/plugins/cache.c): one access per run gives
+ * the misses of one access per instruction, since the others would hit
+ * the most recent line and change nothing. L1D: a memory callback per
+ * guest access, at the guest physical address (I/O is no cache access).
+ * Branches: QEMU ends a block with each conditional branch; the callback of
+ * the block's last run makes it pending, and the first run of the next
+ * block resolves it by that block's address (target: taken; fall-through:
+ * not taken; anything else: an interrupt or exception came first, and it
+ * stays unresolved).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "modelplug.h"
+#include "report.h"
+#include "x86class.h"
+
+static struct model hw;
+static struct model_cfg cfg;
+static struct counters *live;
+static bool on;
+
+/* One run of instructions on one line: its callback's data. */
+struct fetch {
+	uint64_t haddr;		/* host address of its first instruction */
+	uint64_t start;		/* first run: its block's address */
+	uint64_t pc, target, next;	/* branch: the block's last insn */
+	uint8_t mode;
+	uint8_t first;		/* first run of its block */
+	uint8_t branch;		/* the block ends with a conditional branch */
+};
+
+/* The branch whose outcome the next block tells. */
+static struct {
+	uint64_t pc, target, next;
+	uint8_t mode;
+	bool valid;
+} pending;
+
+int modelplug_setup(const struct model_cfg *c, struct counters *l,
+		    char *err, size_t errlen)
+{
+	if (model_setup(&hw, c, err, errlen) != 0)
+		return -1;
+	cfg = *c;
+	live = l;
+	on = c->on;
+	return 0;
+}
+
+bool modelplug_on(void)
+{
+	return on;
+}
+
+/* resolve() - a block at start begins: the pending branch's outcome. */
+static void resolve(uint64_t start)
+{
+	bool taken;
+	int m = pending.mode;
+
+	if (!pending.valid)
+		return;
+	pending.valid = false;
+	if (start == pending.target) {
+		taken = true;
+	} else if (start == pending.next) {
+		taken = false;
+	} else {
+		live->unresolved++;
+		return;
+	}
+	live->mispredicts[m] += gshare_resolve(&hw.bp, pending.pc, taken);
+	if (taken)
+		live->btb_misses[m] += !btb_access(&hw.btb, pending.pc,
+						   pending.target);
+}
+
+static void fetch_exec(unsigned int vcpu_index, void *udata)
+{
+	const struct fetch *f = udata;
+
+	(void)vcpu_index;
+	if (f->first)
+		resolve(f->start);
+	live->l1i_accesses[f->mode]++;
+	live->l1i_misses[f->mode] += !cache_access(&hw.l1i, f->haddr);
+	if (f->branch) {
+		pending.pc = f->pc;
+		pending.target = f->target;
+		pending.next = f->next;
+		pending.mode = f->mode;
+		pending.valid = true;
+	}
+}
+
+static void mem_exec(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+		     uint64_t vaddr, void *udata)
+{
+	struct qemu_plugin_hwaddr *h = qemu_plugin_get_hwaddr(info, vaddr);
+	int m = (int)(uintptr_t)udata;
+	bool hit;
+
+	(void)vcpu_index;
+	if (h && qemu_plugin_hwaddr_is_io(h))
+		return;
+	hit = cache_access(&hw.l1d, h ? qemu_plugin_hwaddr_phys_addr(h) : vaddr);
+	live->l1d_accesses[m]++;
+	live->l1d_misses[m] += !hit;
+	if (hw.have_keys &&
+	    sites_overlaps(&hw.keys, vaddr,
+			   1ULL << qemu_plugin_mem_size_shift(info))) {
+		live->key_accesses++;
+		live->key_misses += !hit;
+	}
+}
+
+/* new_fetch() - a zeroed struct fetch that lives as long as QEMU. */
+static struct fetch *new_fetch(void)
+{
+	enum { CHUNK = 4096 };
+	static struct fetch *chunk;
+	static size_t used = CHUNK;
+
+	if (used == CHUNK) {
+		chunk = calloc(CHUNK, sizeof(*chunk));
+		if (!chunk) {
+			fprintf(stderr, "branches: model: out of memory\n");
+			abort();
+		}
+		used = 0;
+	}
+	return &chunk[used++];
+}
+
+/*
+ * set_branch() - f's run ends its block with the branch insn. False if
+ * its target cannot be decoded.
+ */
+static bool set_branch(struct fetch *f, struct qemu_plugin_insn *insn)
+{
+	const uint8_t *p = qemu_plugin_insn_data(insn);
+	size_t len = qemu_plugin_insn_size(insn);
+
+	f->pc = qemu_plugin_insn_vaddr(insn);
+	f->next = f->pc + len;
+	f->branch = x86_branch_target(p, len, f->pc, &f->target);
+	return f->branch;
+}
+
+void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	unsigned int shift = hw.l1i.line_shift;
+	struct fetch *f = NULL;
+
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uint64_t h = (uintptr_t)qemu_plugin_insn_haddr(insn);
+
+		if (!f || h >> shift != f->haddr >> shift) {
+			f = new_fetch();
+			f->haddr = h;
+			f->mode = (uint8_t)m;
+			f->first = i == 0;
+			f->start = qemu_plugin_tb_vaddr(tb);
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, fetch_exec, QEMU_PLUGIN_CB_NO_REGS, f);
+		}
+		qemu_plugin_register_vcpu_mem_cb(insn, mem_exec,
+						 QEMU_PLUGIN_CB_NO_REGS,
+						 QEMU_PLUGIN_MEM_RW,
+						 (void *)(uintptr_t)m);
+		if (!x86_is_cond_branch(x86_classify(
+			    qemu_plugin_insn_data(insn),
+			    qemu_plugin_insn_size(insn))))
+			continue;
+		/* Not last: never seen, QEMU ends blocks at branches. */
+		if (i < n - 1 || !set_branch(f, insn))
+			qemu_plugin_register_vcpu_insn_exec_inline(
+				insn, QEMU_PLUGIN_INLINE_ADD_U64,
+				&live->unresolved, 1);
+	}
+}
+
+/* put_modes() - "kernel_<name>" and "user_<name>" window figures. */
+static void put_modes(FILE *f, const char *name, const uint64_t v[2],
+		      int valid)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "kernel_%s", name);
+	put_window(f, key, v[KERNEL], valid);
+	snprintf(key, sizeof(key), "user_%s", name);
+	put_window(f, key, v[USER], valid);
+}
+
+/* put_geometry() - the parameters in effect. */
+static void put_geometry(FILE *f)
+{
+	fprintf(f, "model=on\n");
+	fprintf(f, "model_l1i=%llu:%llu:%llu\n",
+		(unsigned long long)cfg.l1i_size,
+		(unsigned long long)cfg.l1i_ways, (unsigned long long)cfg.line);
+	fprintf(f, "model_l1d=%llu:%llu:%llu\n",
+		(unsigned long long)cfg.l1d_size,
+		(unsigned long long)cfg.l1d_ways, (unsigned long long)cfg.line);
+	fprintf(f, "model_bp=gshare:%llu:%llu\n",
+		(unsigned long long)cfg.bp_entries,
+		(unsigned long long)cfg.bp_hist);
+	fprintf(f, "model_btb=%llu:%llu\n",
+		(unsigned long long)cfg.btb_entries,
+		(unsigned long long)cfg.btb_ways);
+}
+
+static uint64_t both(const uint64_t v[2])
+{
+	return v[KERNEL] + v[USER];
+}
+
+void modelplug_report(FILE *f, const struct counters *win, int valid,
+		      const struct counters *l)
+{
+	if (!on)
+		return;
+	put_geometry(f);
+	put_modes(f, "mispredicts", win->mispredicts, valid);
+	put_modes(f, "btb_misses", win->btb_misses, valid);
+	put_modes(f, "l1i_accesses", win->l1i_accesses, valid);
+	put_modes(f, "l1i_misses", win->l1i_misses, valid);
+	put_modes(f, "l1d_accesses", win->l1d_accesses, valid);
+	put_modes(f, "l1d_misses", win->l1d_misses, valid);
+	put_window(f, "key_accesses", win->key_accesses,
+		   valid && hw.have_keys);
+	put_window(f, "key_misses", win->key_misses, valid && hw.have_keys);
+	put_window(f, "branches_unresolved", win->unresolved, valid);
+	put_u64(f, "total_l1i_accesses", both(l->l1i_accesses));
+	put_u64(f, "total_l1i_misses", both(l->l1i_misses));
+	put_u64(f, "total_l1d_accesses", both(l->l1d_accesses));
+	put_u64(f, "total_l1d_misses", both(l->l1d_misses));
+	put_u64(f, "total_mispredicts", both(l->mispredicts));
+}
+
+void modelplug_report_region(FILE *f, int id, const struct counters *s)
+{
+	if (!on)
+		return;
+	put_region(f, id, "mispredicts", both(s->mispredicts));
+	put_region(f, id, "btb_misses", both(s->btb_misses));
+	put_region(f, id, "l1i_accesses", both(s->l1i_accesses));
+	put_region(f, id, "l1i_misses", both(s->l1i_misses));
+	put_region(f, id, "l1d_accesses", both(s->l1d_accesses));
+	put_region(f, id, "l1d_misses", both(s->l1d_misses));
+}
