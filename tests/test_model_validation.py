@@ -54,17 +54,23 @@ def read_table(results):
     return out
 
 
+def run_once(tsv, image, tmp_path_factory, name):
+    results = tmp_path_factory.mktemp("model-" + name)
+    p = selftest(tsv, image, results)
+    assert p.returncode == 0, p.stderr[-4000:]
+    return results
+
+
 @pytest.fixture(scope="module")
-def two_runs(smoke_builds_tsv, smoke_image, tmp_path_factory):
-    """Two bench/selftest calls, each booting both kernels: their results
-    dirs."""
-    dirs = []
-    for name in ("first", "second"):
-        results = tmp_path_factory.mktemp("model-" + name)
-        p = selftest(smoke_builds_tsv, smoke_image, results)
-        assert p.returncode == 0, p.stderr[-4000:]
-        dirs.append(results)
-    return dirs
+def first(smoke_builds_tsv, smoke_image, tmp_path_factory):
+    """The results dir of a bench/selftest call booting both kernels."""
+    return run_once(smoke_builds_tsv, smoke_image, tmp_path_factory, "1")
+
+
+@pytest.fixture(scope="module")
+def second(smoke_builds_tsv, smoke_image, tmp_path_factory, first):
+    """The same again, after the first."""
+    return run_once(smoke_builds_tsv, smoke_image, tmp_path_factory, "2")
 
 
 def within(value, bound):
@@ -73,8 +79,8 @@ def within(value, bound):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_known_answers(two_runs, variant):
-    t = read_table(two_runs[0])[variant]
+def test_known_answers(first, variant):
+    t = read_table(first)[variant]
     assert t["boot"] == "PASS" and t["failed"] == "0", t
     assert t["model.source"].startswith("TCG plugin model"), t
     assert t["model.params"] == DEFAULTS, t["model.params"]
@@ -98,9 +104,10 @@ def test_known_answers(two_runs, variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_reports_repeat_exactly(two_runs, variant):
+def test_reports_repeat_exactly(first, second, variant):
     """Two boots of the same kernel: byte-identical plugin reports."""
-    a, b = (d / "raw" / ("selftest-%s.plugin" % variant) for d in two_runs)
+    a, b = (d / "raw" / ("selftest-%s.plugin" % variant)
+            for d in (first, second))
     text = a.read_bytes()
     assert b"model=on\n" in text
     assert b"regions=12\n" in text
