@@ -209,34 +209,45 @@ static __always_inline void count_run(void (*loop)(unsigned long),
 }
 
 /*
+ * stride_run: the count runs of jlb_bench_stride over a buffer of @kib KiB
+ * in regions @id and @id + 1, the buffer allocated for them and freed
+ * after them; false when it could not be allocated.
+ */
+static __always_inline bool stride_run(const u8 id, unsigned long n,
+				       unsigned int kib)
+{
+	size_t len = (size_t)kib * 1024;
+	void *buf = alloc_pages_exact(len, GFP_KERNEL | __GFP_ZERO);
+
+	if (!buf) {
+		pr_err("bench_branch: count runs: no memory for a stride buffer of %u KiB\n",
+		       kib);
+		return false;
+	}
+	jlb_stride_buf = buf;
+	jlb_stride_len = len;
+	count_run(jlb_bench_stride, id, n);
+	jlb_stride_buf = NULL;
+	free_pages_exact(buf, len);
+	return true;
+}
+
+/*
  * stride_runs: the count runs of jlb_bench_stride over @big_kib (regions 9
- * and 10) and over @fit_kib (11 and 12), each buffer allocated for its
- * runs and freed after them; false when one could not be allocated.
+ * and 10) and over @fit_kib (11 and 12); false when a buffer could not be
+ * allocated.
  */
 static bool stride_runs(unsigned long n, unsigned int big_kib,
 			unsigned int fit_kib)
 {
-	const unsigned int kib[2] = { big_kib, fit_kib };
-	void *buf;
-	int r;
+	bool big, fit;
 
 	pr_info("stride_big_kib=%u\n", big_kib);
 	pr_info("stride_fit_kib=%u\n", fit_kib);
 	pr_info("stride_bytes=%d\n", JLB_STRIDE);
-	for (r = 0; r < 2; r++) {
-		jlb_stride_len = (size_t)kib[r] * 1024;
-		buf = alloc_pages_exact(jlb_stride_len, GFP_KERNEL | __GFP_ZERO);
-		if (!buf) {
-			pr_err("bench_branch: count runs: no memory for a stride buffer of %u KiB\n",
-			       kib[r]);
-			return false;
-		}
-		jlb_stride_buf = buf;
-		count_run(jlb_bench_stride, 9 + 2 * r, n);
-		jlb_stride_buf = NULL;
-		free_pages_exact(buf, jlb_stride_len);
-	}
-	return true;
+	big = stride_run(9, n, big_kib);
+	fit = stride_run(11, n, fit_kib);
+	return big && fit;
 }
 
 /*
