@@ -6,8 +6,9 @@ also runs a gshare branch predictor with a BTB and L1 instruction and data
 caches over the guest's execution, and reports their events per region
 (`region.<id>.mispredicts`, `.l1d_misses`, ...). The module's count runs
 (kernel-variants/module/bench.c) run each loop with n = count_iters
-iterations in one region and 2n in the next, each after a warm-up run of
-n, so (R(2n) - R(n)) / n is the loop's steady-state figure per iteration.
+iterations in one region and 2n in the next, each after three warm-up
+runs of n (bench.c, warm_up()), so (R(2n) - R(n)) / n is the loop's
+steady-state figure per iteration.
 Unlike the exact counts of bench/regions.py it is a float: a branch on a
 random bit is not mispredicted a whole number of times per iteration.
 

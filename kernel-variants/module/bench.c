@@ -27,9 +27,9 @@
  *	12	jlb_bench_stride, stride_fit_kib	2 * count_iters
  *
  * with interrupts and preemption off. Before each region the same loop
- * runs count_iters iterations outside any region (a warm-up), so that the
- * runs of n and of 2n iterations start from the same cache and predictor
- * state. The plugin counts the instructions and conditional branches
+ * runs count_iters iterations three times outside any region (warm_up()),
+ * so that the runs of n and of 2n iterations start from the same cache and
+ * predictor state. The plugin counts the instructions and conditional branches
  * executed in each region (and, with model=on, mispredictions and cache
  * misses); the difference between a loop's two regions divided by
  * count_iters is that loop's count per iteration: the call, the loop entry
@@ -181,12 +181,33 @@ static void print_ns(const char *name, u64 ns1000)
 }
 
 /*
- * count_run: @loop with @n iterations in region @id, then with twice as
- * many in region @id + 1, each after a warm-up run of @n iterations outside
- * the regions; interrupts and preemption off throughout. The loop runs
- * JLB_COUNT_RUN_ITERS(@n) iterations in all.
+ * warm_up: @loop with @n iterations, three times, outside any region, so
+ * that the region that follows starts from the same cache and predictor
+ * state whichever run it holds. Each line and each branch the loop uses is
+ * then in the caches and the BTB, the predictor's counters of the loop's
+ * steady state are saturated, and even those of the switch from the loop's
+ * exit into its entry (a history only those switches make) have been
+ * updated twice by the same switch, which takes a 2-bit counter from any
+ * state to the side of its outcome. (One warm-up leaves those at whatever
+ * the code before it made of them: in the run of n they then mispredict a
+ * few times more than in the run of 2n, whose switch the run of n has
+ * trained.) The three calls are written out: a loop around them would put
+ * its own branch into the history of each switch.
  */
-#define JLB_COUNT_RUN_ITERS(n) (5 * (n))
+static __always_inline void warm_up(void (*loop)(unsigned long),
+				    unsigned long n)
+{
+	loop(n);
+	loop(n);
+	loop(n);
+}
+
+/*
+ * count_run: @loop with @n iterations in region @id, then with twice as
+ * many in region @id + 1, each after warm_up(); interrupts and preemption
+ * off throughout. The loop runs JLB_COUNT_RUN_ITERS(@n) iterations in all.
+ */
+#define JLB_COUNT_RUN_ITERS(n) (9 * (n))
 
 static __always_inline void count_run(void (*loop)(unsigned long),
 				      const u8 id, unsigned long n)
@@ -196,11 +217,11 @@ static __always_inline void count_run(void (*loop)(unsigned long),
 
 	preempt_disable();
 	local_irq_save(flags);
-	loop(n);
+	warm_up(loop, n);
 	jlb_region_begin(id, &n1);
 	loop(n1);
 	jlb_region_end(id);
-	loop(n);
+	warm_up(loop, n);
 	jlb_region_begin(id + 1, &n2);
 	loop(n2);
 	jlb_region_end(id + 1);
