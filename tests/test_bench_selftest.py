@@ -22,6 +22,9 @@ REAL = FIX / "real-selftest-jump-label.log"
 # its console and the plugin's report (regions 1..6 of the count runs).
 COUNTED = FIX / "real-selftest-count-jump-label.log"
 COUNTED_PLUGIN = FIX / "real-selftest-count-jump-label.plugin"
+# The same with the plugin's model on (model=on): the atomic-read kernel.
+MODEL_LOG = FIX / "real-selftest-model-atomic-read.log"
+MODEL_PLUGIN = FIX / "real-selftest-model-atomic-read.plugin"
 TOOL = str(ROOT / "bench" / "selftest")
 
 
@@ -323,58 +326,49 @@ def test_counts_per_iteration_from_the_plugin(inputs, tmp_path):
     assert "jump-label: model's known answers: " in p.stderr
 
 
-def model_report(random_mispredicts):
-    """The real count report plus the model's keys and regions 7..12
-    (synthetic): the random loop mispredicted random_mispredicts times
-    per iteration, the other answers as known."""
-    text = COUNTED_PLUGIN.read_text().replace("regions=6\n", (
-        "model=on\nmodel_l1i=32768:8:64\nmodel_l1d=32768:8:64\n"
-        "model_bp=gshare:4096:12\nmodel_btb=4096:4\nregions=12\n"))
-    per_iter = {1: (0, 0), 3: (0, 0), 5: (0, 0), 7: (random_mispredicts, 0),
-                9: (0, 1), 11: (0, 0)}
-    for rid in range(1, 13):
-        mis, l1d = per_iter[rid - 1 + rid % 2]
-        k = 2 - rid % 2
-        if rid > 6:
-            text += "".join("region.%d.%s=1\n" % (rid, f)
-                            for f in ("begins", "closed"))
-            text += "region.%d.unbalanced=0\n" % rid
-        text += "region.%d.mispredicts=%d\n" % (rid, 3 + k * 10000 * mis)
-        text += "region.%d.l1d_accesses=%d\n" % (rid, 9 + k * 10000)
-        text += "region.%d.l1d_misses=%d\n" % (rid, 5 + k * 10000 * l1d)
-    return text
-
-
-@pytest.mark.parametrize("mispredicts", [0.5, 0.7])
-def test_known_answers_of_the_model(inputs, tmp_path, mispredicts):
-    """model.* rows from a report with the model's keys; an answer
-    outside its bound is a failed check, named."""
+@pytest.mark.parametrize("change,note", [
+    (None, None),
+    (("region.8.mispredicts=10131", "region.8.mispredicts=12059"),
+     "model.random_mispredicts_per_iter 0.7000 is outside 0.4..0.6"),
+    (("region.10.l1d_misses=20002", "region.10.l1d_misses=19002"),
+     "model.stride_big_l1d_misses_per_iter 0.9000 is outside 0.95..1.05"),
+])
+def test_known_answers_of_the_model(inputs, tmp_path, change, note):
+    """model.* rows from a real model=on report (the atomic-read smoke
+    kernel's selftest boot); an answer outside its bound is a failed
+    check, named."""
+    text = MODEL_PLUGIN.read_text()
+    if change:
+        assert change[0] + "\n" in text
+        text = text.replace(change[0] + "\n", change[1] + "\n")
     report = tmp_path / "model.plugin"
-    report.write_text(model_report(mispredicts))
+    report.write_text(text)
     res = tmp_path / "res"
-    p = tool(inputs, res, COUNTED, "--variants", "jump-label",
+    p = tool(inputs, res, MODEL_LOG, "--variants", "atomic-read",
              plugin_report=report)
-    d = {n: v for _, n, v in table(res)}
+    d = {n: v for _, n, v in table(res) if n.startswith("model.")}
     assert d["model.params"] == ("l1i=32768:8:64 l1d=32768:8:64 "
                                  "bp=gshare:4096:12 btb=4096:4")
-    assert d["model.random_mispredicts_per_iter"] == "%.4f" % mispredicts
-    assert d["model.stride_big_l1d_misses_per_iter"] == "1.0000"
-    assert d["model.stride_fit_l1d_misses_per_iter"] == "0.0000"
-    assert d["model.off_mispredicts_per_iter"] == "0.0000"
-    assert [d[n] for n in COUNT_NAMES] == ["1", "1", "1", "3", "4", "8"]
-    if mispredicts == 0.5:
+    if not change:
         assert p.returncode == 0, p.stderr
-        assert d["model.known_answers"] == "PASS"
-        assert "model.note" not in d
+        assert d == {
+            "model.source": "TCG plugin model (model=on), icount",
+            "model.params": d["model.params"],
+            "model.off_mispredicts_per_iter": "0.0000",
+            "model.on_mispredicts_per_iter": "0.0000",
+            "model.random_mispredicts_per_iter": "0.5072",
+            "model.stride_big_l1d_misses_per_iter": "1.0000",
+            "model.stride_fit_l1d_misses_per_iter": "0.0000",
+            "model.stride_big_l1d_accesses_per_iter": "1.0000",
+            "model.stride_fit_l1d_accesses_per_iter": "1.0000",
+            "model.known_answers": "PASS"}
         assert "known answers" not in p.stderr
     else:
         assert p.returncode == 1, p.stderr
         assert d["model.known_answers"] == "FAIL"
-        assert d["model.note"] == ("model.random_mispredicts_per_iter "
-                                   "0.7000 is outside 0.4..0.6")
-        assert "FAIL: jump-label model.known_answers" in p.stderr
-        assert "model's known answers: model.random_mispredicts" in \
-            p.stderr
+        assert d["model.note"] == note
+        assert "FAIL: atomic-read model.known_answers" in p.stderr
+        assert "model's known answers: " + note in p.stderr
 
 
 def test_counts_not_counted_without_a_report(inputs, tmp_path):
