@@ -331,6 +331,34 @@ def test_locate_builds_nothing(tmp_path):
     assert p.returncode == 1 and "fetch-header" in p.stderr
 
 
+def test_cache_dir_without_cache_c(tmp_path):
+    """A header cached before cache.c was extracted: --cached (so build
+    --locate) still takes it; locating cache.so fails naming fetch-header,
+    which would fetch again (tested with the network below)."""
+    installed = subprocess.run(
+        ["dpkg-query", "-W", "-f=${source:Version}", "qemu-system-x86"],
+        capture_output=True, text=True, check=True).stdout
+    real = run([str(PLUGIN / "fetch-header"), "--cached"]).stdout.strip()
+    d = tmp_path / "qemu-plugin" / installed.split(":", 1)[-1]
+    d.mkdir(parents=True)
+    (d / "qemu-plugin.h").write_bytes(open(real, "rb").read())
+    (d / "source.txt").write_text("qemu_installed=%s\n" % installed)
+    env = dict(os.environ, JLBENCH_CACHE=str(tmp_path))
+    p = run([str(PLUGIN / "fetch-header"), "--cached"], env=env)
+    assert p.stdout.strip() == str(d / "qemu-plugin.h")
+    p = run([str(PLUGIN / "build"), "--locate", "--cache-plugin"], env=env,
+            check=False)
+    assert p.returncode == 1
+    assert "cache.c: run bench/plugin/fetch-header" in p.stderr
+
+
+def test_build_dry_run_shows_both_plugins():
+    p = run([str(PLUGIN / "build"), "--dry-run"])
+    out = (p.stderr + p.stdout).replace("\\", "")
+    assert "branches-<hash>.so" in out
+    assert "cache-<hash>.so" in out and "<version>/cache.c" in out
+
+
 @pytest.mark.integration
 def test_fetch_header_falls_back_to_closest_version(tmp_path):
     """A version the mirror lacks: the closest one of the same upstream."""
@@ -345,6 +373,10 @@ def test_fetch_header_falls_back_to_closest_version(tmp_path):
         os.path.dirname(p.stdout.strip()), "source.txt")).read())
     assert src["qemu_installed"] == fake
     assert src["source_exact"] == "no"
+    # QEMU's cache model comes from the same tarball.
+    cache_c = os.path.join(os.path.dirname(p.stdout.strip()), "cache.c")
+    assert "access_cache" in open(cache_c).read()
+    assert len(src["cache_c_sha256"]) == 64
     assert src["source_version"].split(":", 1)[-1].rsplit("-", 1)[0] == \
         upstream
     assert "not available: using" in p.stderr

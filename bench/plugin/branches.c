@@ -15,7 +15,9 @@
  * to a global counter compiled into the translated code, no helper call).
  * The window and the regions need no run-time test: the only callbacks are
  * on the marker instructions, which snapshot the running counters; window
- * and region figures are differences of snapshots.
+ * and region figures are differences of snapshots. Only model=on adds
+ * callbacks (per line run and per memory access: modelplug.c), and its
+ * counters are snapshotted with the others.
  *
  * Arguments (-plugin branches.so,ARG,ARG...):
  *   outfile=PATH   where the key=value report is written at exit
