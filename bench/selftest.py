@@ -26,6 +26,10 @@ knownanswers.PLUGIN_ARGS), and bench/knownanswers.py adds rows
 module's loops), `model.params` and `model.known_answers`: PASS when each
 loop with a known answer is within its bound, FAIL (a failed check, like
 any other) when one is not, `not-counted` when the report has no model.
+The model makes a boot slower, not different: a smoke-kernel selftest
+boot took 10.1 s of wall time with model=on, 4.4 s with the plugin alone
+and 4 s without it (measured on the 2-core host, 2026-12-04); its counts
+and the rest of the report are those of a boot without the model.
 
 Builds of another arch than x86_64 (build.json "arch", e.g. s390x) boot in
 their own QEMU (qemu.ARCHES) with their console, under TCG (icount unless
