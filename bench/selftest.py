@@ -20,6 +20,16 @@ rows `count.source`, `count.<loop>_{branches,insns}_per_iter` (exact
 conditional branches and instructions per iteration of the empty, key-off
 and key-on loops) and, when a figure could not be derived, `count.note`.
 Without the plugin (kvm, tcg, --no-plugin) those rows say `not-counted`.
+The plugin runs with its modelled branch predictor and caches (model=on,
+knownanswers.PLUGIN_ARGS), and bench/knownanswers.py adds rows
+`model.<loop>_<event>_per_iter` (modelled events per iteration of the
+module's loops), `model.params` and `model.known_answers`: PASS when each
+loop with a known answer is within its bound, FAIL (a failed check, like
+any other) when one is not, `not-counted` when the report has no model.
+The model makes a boot slower, not different: a smoke-kernel selftest
+boot took 10.1 s of wall time with model=on, 4.4 s with the plugin alone
+and 4 s without it (measured on the 2-core host, 2026-12-04); its counts
+and the rest of the report are those of a boot without the model.
 
 Builds of another arch than x86_64 (build.json "arch", e.g. s390x) boot in
 their own QEMU (qemu.ARCHES) with their console, under TCG (icount unless
@@ -46,7 +56,7 @@ import os
 import sys
 
 from bench import boot, cli, console, counts, inputs, parallel, qemu
-from bench import regions
+from bench import knownanswers, regions
 from bench.log import Log
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -221,15 +231,17 @@ def find_plugin(mode, arch, no_plugin, dry_run):
 
 
 def count_rows(variant, block, plugin, why_not, report_path):
-    """The count.* rows of one boot (regions.rows)."""
-    if not plugin:
-        return regions.rows(variant, block, None, why_not)
-    try:
-        with open(report_path) as f:
-            text = f.read()
-    except OSError:
-        return regions.rows(variant, block, None, "plugin wrote no report")
-    return regions.rows(variant, block, text)
+    """The count.* rows (regions.rows) and model.* rows
+    (knownanswers.rows) of one boot."""
+    text = None
+    if plugin:
+        try:
+            with open(report_path) as f:
+                text = f.read()
+        except OSError:
+            why_not = "plugin wrote no report"
+    return (regions.rows(variant, block, text, why_not) +
+            knownanswers.rows(variant, block, text, why_not))
 
 
 def guest(variant, build, image, resdir, extra, plugin):
@@ -239,6 +251,7 @@ def guest(variant, build, image, resdir, extra, plugin):
                       kernel_args(variant, build.boot_args, extra,
                                   build.arch),
                       base, plugin=plugin, report=".plugin",
+                      plugin_args=knownanswers.PLUGIN_ARGS if plugin else (),
                       extra_files=(".build.json",))
 
 
@@ -252,9 +265,14 @@ def table_of(variant, build, g, mode, out, plugin, why_not, log):
     if verdict[0] == "ok":
         counted = count_rows(variant, rep.block, plugin, why_not,
                              g.report_file)
-        note = [v for _, n, v in counted if n == "count.note"]
-        if plugin and note:
-            log.warn("%s: counts per iteration: %s" % (variant, note[0]))
+        notes = dict((n, v) for _, n, v in counted
+                     if n in ("count.note", "model.note"))
+        if plugin and "count.note" in notes:
+            log.warn("%s: counts per iteration: %s"
+                     % (variant, notes["count.note"]))
+        if plugin and "model.note" in notes:
+            log.warn("%s: model's known answers: %s"
+                     % (variant, notes["model.note"]))
         table += counted
     if build.arch != "x86_64":
         table += build_rows(variant, build)

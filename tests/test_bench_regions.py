@@ -54,6 +54,10 @@ def test_parse_region_lines_only():
     assert r[0] == {"begins": 1, "closed": 1, "unbalanced": 0, "insns": 5,
                     "branches": 1, "kernel_insns": 5, "kernel_branches": 1}
     assert r[255]["unbalanced"] == 1
+    # The model's fields (model=on): digits in names, not-counted kept.
+    r = regions.parse("region.9.l1d_misses=7\nregion.9.l1i_misses="
+                      "not-counted\n")
+    assert r == {9: {"l1d_misses": 7, "l1i_misses": "not-counted"}}
     with pytest.raises(ValueError):
         regions.parse("region.1.insns=many\n")
 

@@ -22,6 +22,9 @@ REAL = FIX / "real-selftest-jump-label.log"
 # its console and the plugin's report (regions 1..6 of the count runs).
 COUNTED = FIX / "real-selftest-count-jump-label.log"
 COUNTED_PLUGIN = FIX / "real-selftest-count-jump-label.plugin"
+# The same with the plugin's model on (model=on): the atomic-read kernel.
+MODEL_LOG = FIX / "real-selftest-model-atomic-read.log"
+MODEL_PLUGIN = FIX / "real-selftest-model-atomic-read.plugin"
 TOOL = str(ROOT / "bench" / "selftest")
 
 
@@ -121,7 +124,8 @@ def inputs(tmp_path):
                     "while [ $# -gt 0 ]; do\n"
                     "  case $1 in\n"
                     "  -serial) out=${2#file:};;\n"
-                    "  -plugin) report=${2#*outfile=};;\n"
+                    "  -plugin) report=${2#*outfile=}; "
+                    "report=${report%%,*};;\n"
                     "  esac\n"
                     "  shift\n"
                     "done\n"
@@ -304,6 +308,8 @@ def test_counts_per_iteration_from_the_plugin(inputs, tmp_path):
         "outfile=%s" % (res / "raw" / "selftest-jump-label.plugin") in cmd
     assert (res / "raw" / "selftest-jump-label.plugin").read_text() == \
         COUNTED_PLUGIN.read_text()
+    assert "outfile=%s,model=on\n" % (
+        res / "raw" / "selftest-jump-label.plugin") in cmd
     d = {n: v for _, n, v in table(res)}
     assert d["jlbench_static_key.count_iters"] == "10000"
     assert d["count.source"] == "TCG plugin, icount (exact)"
@@ -312,6 +318,57 @@ def test_counts_per_iteration_from_the_plugin(inputs, tmp_path):
     assert [d[n] for n in COUNT_NAMES] == ["1", "1", "1", "3", "4", "8"]
     assert "count.note" not in d
     assert "counts per iteration" not in p.stderr
+    # A report from a plugin without the model: its rows say so.
+    assert d["model.known_answers"] == "not-counted"
+    assert d["model.random_mispredicts_per_iter"] == "not-counted"
+    assert d["model.note"].endswith(
+        "; the plugin report has no model figures (model=on)")
+    assert "jump-label: model's known answers: " in p.stderr
+
+
+@pytest.mark.parametrize("change,note", [
+    (None, None),
+    (("region.8.mispredicts=10131", "region.8.mispredicts=12059"),
+     "model.random_mispredicts_per_iter 0.7000 is outside 0.4..0.6"),
+    (("region.10.l1d_misses=20002", "region.10.l1d_misses=19002"),
+     "model.stride_big_l1d_misses_per_iter 0.9000 is outside 0.95..1.05"),
+])
+def test_known_answers_of_the_model(inputs, tmp_path, change, note):
+    """model.* rows from a real model=on report (the atomic-read smoke
+    kernel's selftest boot); an answer outside its bound is a failed
+    check, named."""
+    text = MODEL_PLUGIN.read_text()
+    if change:
+        assert change[0] + "\n" in text
+        text = text.replace(change[0] + "\n", change[1] + "\n")
+    report = tmp_path / "model.plugin"
+    report.write_text(text)
+    res = tmp_path / "res"
+    p = tool(inputs, res, MODEL_LOG, "--variants", "atomic-read",
+             plugin_report=report)
+    d = {n: v for _, n, v in table(res) if n.startswith("model.")}
+    assert d["model.params"] == ("l1i=32768:8:64 l1d=32768:8:64 "
+                                 "bp=gshare:4096:12 btb=4096:4")
+    if not change:
+        assert p.returncode == 0, p.stderr
+        assert d == {
+            "model.source": "TCG plugin model (model=on), icount",
+            "model.params": d["model.params"],
+            "model.off_mispredicts_per_iter": "0.0000",
+            "model.on_mispredicts_per_iter": "0.0000",
+            "model.random_mispredicts_per_iter": "0.5072",
+            "model.stride_big_l1d_misses_per_iter": "1.0000",
+            "model.stride_fit_l1d_misses_per_iter": "0.0000",
+            "model.stride_big_l1d_accesses_per_iter": "1.0000",
+            "model.stride_fit_l1d_accesses_per_iter": "1.0000",
+            "model.known_answers": "PASS"}
+        assert "known answers" not in p.stderr
+    else:
+        assert p.returncode == 1, p.stderr
+        assert d["model.known_answers"] == "FAIL"
+        assert d["model.note"] == note
+        assert "FAIL: atomic-read model.known_answers" in p.stderr
+        assert "model's known answers: " + note in p.stderr
 
 
 def test_counts_not_counted_without_a_report(inputs, tmp_path):
@@ -323,6 +380,8 @@ def test_counts_not_counted_without_a_report(inputs, tmp_path):
     assert d["count.source"] == "not-counted"
     assert [d[n] for n in COUNT_NAMES] == ["not-counted"] * 6
     assert d["count.note"] == "plugin wrote no report"
+    assert d["model.known_answers"] == "not-counted"
+    assert d["model.note"].endswith("; plugin wrote no report")
     assert "jump-label: counts per iteration: plugin wrote no report" in \
         p.stderr
     # tcg and --no-plugin: no plugin at all, and the rows say why.
@@ -337,6 +396,8 @@ def test_counts_not_counted_without_a_report(inputs, tmp_path):
         d = {n: v for _, n, v in table(res)}
         assert [d[n] for n in COUNT_NAMES] == ["not-counted"] * 6
         assert d["count.note"] == why
+        assert d["model.known_answers"] == "not-counted"
+        assert d["model.note"].endswith("; " + why)
 
 
 def test_counts_not_exact_are_said_so(inputs, tmp_path):

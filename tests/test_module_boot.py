@@ -170,7 +170,7 @@ def test_counts_per_iteration_match_the_disassembly(passing_run,
         assert t["count.source"] == "TCG plugin, icount (exact)", t
         assert "count.note" not in t, t["count.note"]
         report = (results / "raw" / ("selftest-%s.plugin" % variant))
-        assert "regions=6\n" in report.read_text()
+        assert "regions=12\n" in report.read_text()
         expect = loop_counts(objdump(kos[os.path.realpath(
             smoke_builds[variant])]))
         for loop in LOOPS:

@@ -87,6 +87,7 @@ static inline bool jlb_in_sites(unsigned long addr,
 
 /* bench.c */
 void jlb_bench(unsigned long iters, unsigned int reps,
-	       unsigned long count_iters);
+	       unsigned long count_iters, unsigned int stride_big_kib,
+	       unsigned int stride_fit_kib);
 
 #endif /* _JLBENCH_STATIC_KEY_H */

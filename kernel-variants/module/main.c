@@ -22,7 +22,9 @@
  * bytes of the key's first site while disabled and while enabled, hex
  * pairs), text_bytes_changed, threads, rounds, bench_iters, bench_reps,
  * bench_empty_ns, bench_off_ns, bench_on_ns (ns per loop iteration, the
- * minimum over bench_reps runs), count_iters, checks, failed.
+ * minimum over bench_reps runs), stride_big_kib, stride_fit_kib,
+ * stride_bytes (the stride loops' buffers and step), count_iters, checks,
+ * failed.
  *
  * This file holds the module's parameters, its init function, which runs
  * the checks in a fixed order, and the PASS/FAIL lines.
@@ -62,6 +64,14 @@ static ulong count_iters = 10000;
 module_param(count_iters, ulong, 0444);
 MODULE_PARM_DESC(count_iters, "iterations of the first count run of each loop; the second runs twice as many (1000..1000000, default 10000)");
 
+static uint stride_big_kib = 64;
+module_param(stride_big_kib, uint, 0444);
+MODULE_PARM_DESC(stride_big_kib, "KiB the big stride count runs load from, a line at a time (1..4096, default 64: twice a 32 KiB L1D)");
+
+static uint stride_fit_kib = 16;
+module_param(stride_fit_kib, uint, 0444);
+MODULE_PARM_DESC(stride_fit_kib, "KiB the fitting stride count runs load from, a line at a time (1..4096, default 16: half a 32 KiB L1D)");
+
 static int checks_run, checks_failed;
 
 void jlb_report(const char *check, bool ok)
@@ -80,7 +90,9 @@ static bool params_ok(void)
 	if (threads < 1 || threads > 64 || rounds < 1 || rounds > 100000 ||
 	    bench_iters < 1000 || bench_iters > 1000000000 ||
 	    bench_reps < 1 || bench_reps > 100 ||
-	    count_iters < 1000 || count_iters > 1000000) {
+	    count_iters < 1000 || count_iters > 1000000 ||
+	    stride_big_kib < 1 || stride_big_kib > 4096 ||
+	    stride_fit_kib < 1 || stride_fit_kib > 4096) {
 		pr_err("parameter out of range (see modinfo)\n");
 		return false;
 	}
@@ -101,7 +113,8 @@ static int __init jlb_init(void)
 	jlb_check_enabled_follows_count();
 	jlb_check_concurrent(threads, rounds);
 	jlb_check_code_patching();
-	jlb_bench(bench_iters, bench_reps, count_iters);
+	jlb_bench(bench_iters, bench_reps, count_iters, stride_big_kib,
+		  stride_fit_kib);
 
 	pr_info("checks=%d\n", checks_run);
 	pr_info("failed=%d\n", checks_failed);
