@@ -42,19 +42,24 @@ PROFILES = {
 # icount: smoke kernel, 20 clients: 15 s -> 47 s, 30 s -> 78 s wall with the
 # plugin, 47 s at 15 s without. tcg: DESIGN.md's 41 s per 30 s MTTCG run.
 # kvm: not measurable here; boot ~1 s plus tbench's start-up.
+# With --model, a further MODEL_FACTOR: bench/plugin/bench-cost measured
+# 3.87x the plugin's wall time (tbench, smoke kernel); full-kernel tries
+# took 2m47s-2m55s two at once, against about 45 s without the model.
 ESTIMATE = {"icount": (17.0, 2.0), "tcg": (11.0, 1.0), "kvm": (3.0, 1.0)}
 PLUGIN_FACTOR = 1.1
+MODEL_FACTOR = 4.0
 
 
-def estimate(mode, seconds, plugin=False):
+def estimate(mode, seconds, plugin=False, model=False):
     """Expected wall seconds of one try."""
     boot, ratio = ESTIMATE[mode]
-    return (boot + ratio * seconds) * (PLUGIN_FACTOR if plugin else 1.0)
+    return (boot + ratio * seconds) * (PLUGIN_FACTOR if plugin else 1.0) \
+        * (MODEL_FACTOR if model else 1.0)
 
 
-def default_timeout(mode, seconds, plugin=False):
+def default_timeout(mode, seconds, plugin=False, model=False):
     """Hard wall-clock limit of one try: generous, but bounded."""
-    return round(2 * estimate(mode, seconds, plugin) + 120)
+    return round(2 * estimate(mode, seconds, plugin, model) + 120)
 
 
 def profile_defaults(profile, mode):

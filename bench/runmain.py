@@ -55,7 +55,8 @@ def _announce(args, log, s):
     s.meta["runner"]["jobs"] = jobs
     s.meta["runner"]["executor"] = args.executor
     plugin = bool(s.meta["plugin"]["path"])
-    expected = sum(planmod.estimate(mode, r.seconds, plugin)
+    model = bool(s.meta.get("model"))
+    expected = sum(planmod.estimate(mode, r.seconds, plugin, model)
                    for r in s.pending)
     per_try = expected / max(1, len(s.pending))
     lengths = sorted({r.seconds for r in s.plan})

@@ -269,7 +269,7 @@ def _meta(args, setup, runs, builds, images, qemu_bin):
               "seconds": setup.seconds, "lengths": list(lengths),
               "perf": args.perf, "perf_events": perf_events}
     timeout = args.timeout or planmod.default_timeout(
-        mode, setup.seconds, bool(setup.plugin))
+        mode, setup.seconds, bool(setup.plugin), args.model)
     return {
         "format": 1, "tool": "bench/run", "created_utc": utc(),
         "end_utc": None, "sessions": [], "git": hostinfo.git_state(ROOT),

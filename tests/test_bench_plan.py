@@ -149,3 +149,5 @@ def test_estimates_are_positive_and_plugin_costs_more():
         assert plan.estimate(mode, 15) > 15 * 0.9
         assert plan.estimate(mode, 15, True) > plan.estimate(mode, 15)
         assert plan.default_timeout(mode, 15) > plan.estimate(mode, 15)
+        assert plan.estimate(mode, 15, True, True) > \
+            3 * plan.estimate(mode, 15, True)
