@@ -105,6 +105,31 @@ def _parts_table(st, penalties):
                    "l" + "r" * len(main))
 
 
+def validation(selftest):
+    """The known-answer rows of selftest.csv (bench/knownanswers.py) as a
+    table by variant, or a line saying there are none."""
+    if selftest is None or selftest.empty:
+        return "No selftest in this results dir: the model's known " \
+            "answers were not checked here."
+    rows = selftest[selftest["name"].str.startswith("model.")
+                    & (selftest["name"] != "model.source")]
+    if rows.empty:
+        return "The selftest boots ran without the model: its known " \
+            "answers were not checked here."
+    variants = list(dict.fromkeys(rows["variant"]))
+    table = []
+    for name in dict.fromkeys(rows["name"]):
+        cells = [", ".join(rows[(rows["name"] == name)
+                                & (rows["variant"] == v)]["value"]) or "-"
+                 for v in variants]
+        table.append(["`%s`" % name[len("model."):]] + cells)
+    return ("Known answers, checked in every selftest boot with the same "
+            "model (the static-key module's loops, per iteration; "
+            "bench/knownanswers.py has the bounds):\n\n"
+            + F.table(["selftest.csv `model.*`"]
+                      + ["`%s`" % v for v in variants], table))
+
+
 def _parameters(meta):
     g, p = meta["geometry"], meta["penalties"]
     keys = meta.get("keys") or {}
@@ -147,6 +172,7 @@ def section(st, res):
         _events_table(st), "",
         head(st, "Where the modelled cycles come from"), "",
         _parts_table(st, meta["penalties"]), "",
+        validation(res.selftest), "",
         LEAVES_OUT + " Branch outcomes an interrupt or exception cut off "
         "are left unresolved (the last row of the events)."])
 
