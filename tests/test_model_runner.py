@@ -143,3 +143,19 @@ def test_report_without_the_model_says_how_to_get_it(tmp_path):
     out = tmp_path / "REPORT.md"
     run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out)])
     assert modelcost.NOT_RUN in out.read_text()
+
+
+def test_validation_table_shows_the_known_answers():
+    st = pd.DataFrame([
+        ("jump-label", "model.source", "TCG plugin model (model=on), icount"),
+        ("jump-label", "model.random_mispredicts_per_iter", "0.5062"),
+        ("jump-label", "model.known_answers", "PASS"),
+        ("atomic-read", "model.random_mispredicts_per_iter", "0.5072"),
+        ("atomic-read", "model.known_answers", "FAIL"),
+        ("atomic-read", "static_keys", "PASS")],
+        columns=["variant", "name", "value"])
+    text = modelcost.validation(st)
+    assert "| `random_mispredicts_per_iter` | 0.5062 | 0.5072 |" in text
+    assert "| `known_answers` | PASS | FAIL |" in text
+    assert "static_keys" not in text and "model.source" not in text
+    assert "not checked" in modelcost.validation(st[st.name == "static_keys"])
