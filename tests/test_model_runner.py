@@ -13,6 +13,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 
 from analysis import load, modelcost  # noqa: E402
+from test_analysis import AR, JL, PER_OP  # noqa: E402
 from bench import cli, keywords, model, qemu, schema  # noqa: E402
 
 
@@ -93,16 +94,6 @@ def test_model_cycles_add_penalty_times_events():
     assert "model_cycles" not in load.model_cycles(runs, {}).columns
 
 
-JL = [40.21, 40.42, 40.13, 40.52, 40.33, 40.27]
-AR = [40.02, 40.11, 39.93, 40.24, 40.05, 40.10]
-PER_OP = {
-    "jump-label": {"kernel_insns": 50000, "kernel_branches": 9000,
-                   "user_insns": 3000, "user_branches": 500,
-                   "site_execs": 40},
-    "atomic-read": {"kernel_insns": 50100, "kernel_branches": 9040,
-                    "user_insns": 3000, "user_branches": 500,
-                    "site_execs": 0},
-}
 MODEL = {v: dict.fromkeys(schema.MODEL_COLUMNS, 0) for v in PER_OP}
 MODEL["jump-label"].update(kernel_mispredicts=400, kernel_l1d_misses=900,
                            kernel_l1d_accesses=20000, key_accesses=2)
