@@ -227,6 +227,19 @@ def test_dry_run_prints_commands_and_writes_nothing(setup):
     assert "expected duration" in p.stderr
 
 
+def test_dry_run_with_the_model_gives_the_plugin_its_arguments(setup):
+    tmp, base, env, script = setup
+    p = run(base + ["--no-aa", "--dry-run", "--accel", "icount", "--boots",
+                    "1", "--model", "--model-set", "l1d=49152:12"], env=env)
+    cmds = [ln for ln in p.stdout.splitlines() if not ln.startswith("#")]
+    assert len(cmds) == 3
+    for v in VARIANTS:
+        spec = next(c for c in cmds if "/%s/" % v in c).split(
+            "-plugin ")[1].split()[0]
+        assert ",model=on,l1i=32768:8,l1d=49152:12," in spec
+        assert spec.endswith(",keys=RESULTS/keys/%s.txt" % v)
+
+
 @pytest.mark.parametrize("extra, msg", [
     (["--boots", "0"], "--boots"),
     (["--clients", "600"], "--clients"),
