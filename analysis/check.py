@@ -329,10 +329,16 @@ def _check_run_samples(chk, r, rows, got):
 
 
 def _per_label_values(ok):
-    """{metric: values of the ok runs} for the outlier rule."""
+    """{metric: values of the ok runs} for the outlier rule: throughput,
+    operations and the measured counters per op. Not the model's counters
+    (bench/run --model): they describe a model of the same runs, and a
+    rare event (BTB misses, key-word misses) varies by a few per cent
+    between seeds without anything being wrong with the run."""
     out = {"throughput_mbps": ok["throughput_mbps"].astype(float),
            "ops": ok["ops"].astype(float)}
     for c in schema.counter_columns(ok.columns):
+        if c in schema.MODEL_COLUMNS + [schema.MODEL_CYCLES.column]:
+            continue
         out[c + "_per_op"] = pd.to_numeric(ok[c].astype(str).str.strip(),
                                            errors="coerce") / ok["ops"]
     return out
