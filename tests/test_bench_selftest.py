@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from bench import console, selftest  # noqa: E402
+from bench import console, knownanswers, selftest  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "bench"
 REAL = FIX / "real-selftest-jump-label.log"
@@ -308,8 +308,9 @@ def test_counts_per_iteration_from_the_plugin(inputs, tmp_path):
         "outfile=%s" % (res / "raw" / "selftest-jump-label.plugin") in cmd
     assert (res / "raw" / "selftest-jump-label.plugin").read_text() == \
         COUNTED_PLUGIN.read_text()
-    assert "outfile=%s,model=on\n" % (
-        res / "raw" / "selftest-jump-label.plugin") in cmd
+    assert "outfile=%s,%s\n" % (
+        res / "raw" / "selftest-jump-label.plugin",
+        ",".join(knownanswers.PLUGIN_ARGS)) in cmd
     d = {n: v for _, n, v in table(res)}
     assert d["jlbench_static_key.count_iters"] == "10000"
     assert d["count.source"] == "TCG plugin, icount (exact)"

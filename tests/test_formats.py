@@ -92,6 +92,8 @@ def test_runs_csv_headers_are_the_schemas(tmp_path):
                 if not c.later or c.name in cols]
         want += [c for c in cols if c.startswith("perf_")]
         want += [c for c in schema.PLUGIN_COLUMNS if c in cols]
+        if any(c in cols for c in schema.MODEL_COLUMNS):
+            want += schema.MODEL_COLUMNS    # bench/run --model
         assert cols == want, path
         assert {c.column for c in schema.PLUGIN_COUNTERS if c.required} \
             <= set(cols), path
