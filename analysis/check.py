@@ -337,7 +337,7 @@ def _per_label_values(ok):
     out = {"throughput_mbps": ok["throughput_mbps"].astype(float),
            "ops": ok["ops"].astype(float)}
     for c in schema.counter_columns(ok.columns):
-        if c in schema.MODEL_COLUMNS + [schema.MODEL_CYCLES.column]:
+        if schema.is_model(c):
             continue
         out[c + "_per_op"] = pd.to_numeric(ok[c].astype(str).str.strip(),
                                            errors="coerce") / ok["ops"]

@@ -31,11 +31,6 @@ PARTS = [("instructions", model.INSNS, None)] + [
 CYCLES = schema.MODEL_CYCLES.column + "_per_op"
 
 
-def is_model(counter):
-    """A Counter (bench/schema.py) of the model's, modelled cycles too."""
-    return counter in schema.MODEL_COUNTERS + [schema.MODEL_CYCLES]
-
-
 def present(st):
     """The stats dict has the model's figures."""
     return metric(st, CYCLES) is not None

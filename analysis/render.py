@@ -184,7 +184,7 @@ def counters(st):
         measured = any(not F.missing(d["mean"])
                        for d in m["per_label"].values())
         what = schema.counter(col)
-        if modelcost.is_model(what):
+        if schema.is_model(col):
             continue
         branches = branches or (what.branches and measured)
         comps = comparisons(m, "main")

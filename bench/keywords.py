@@ -33,12 +33,11 @@ TRACEPOINT_KEY_OFFSET = 8
 class Keys:
     """The keys of a jump-label build: holders [(symbol, offset, size)] for
     the keys inside a sized symbol; addrs: every key's address there;
-    entries: jump table entries; source: names the build."""
+    source: names the build."""
 
-    def __init__(self, holders, addrs, entries, source):
+    def __init__(self, holders, addrs, source):
         self.holders = holders
         self.addrs = addrs
-        self.entries = entries
         self.source = source
 
 
@@ -61,7 +60,7 @@ def of_jump_label_build(build_dir, source):
         i = bisect.bisect_right(starts, k) - 1
         if i >= 0 and k < sized[i][0] + sized[i][1]:
             holders.append((sized[i][2], k - sized[i][0], sized[i][1]))
-    return Keys(holders, addrs, table["entries"], source)
+    return Keys(holders, addrs, source)
 
 
 def place(holder, syms):

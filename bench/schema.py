@@ -160,6 +160,12 @@ MODEL_CYCLES = Counter("model_cycles", "model_cycles", "cycles",
                        "modelled cycles (model)", "lower", False,
                        None, False)
 
+
+def is_model(column):
+    """The column is one of the model's counters (modelled cycles too)."""
+    return column in MODEL_COLUMNS + [MODEL_CYCLES.column]
+
+
 # perf events (`bench/run --perf`) with more to say than their name; any
 # other event is a counter named "perf <event key>".
 PERF_COUNTERS = [
