@@ -254,6 +254,7 @@ def main(argv):
                 "series-hash", "compiler", "boot-args"):
         b.add_argument("--" + opt, default="")
     b.add_argument("--build-seconds", type=int, default=0)
+    b.add_argument("--built-with", nargs="*", default=[])
     b.add_argument("--fragments", nargs="+", required=True)
     c = sub.add_parser("compare")
     c.add_argument("atomic_dir")
@@ -291,6 +292,7 @@ def main(argv):
     meta = {"variant": args.variant, "arch": args.arch,
             "config": args.config,
             "hash": args.hash, "build_seconds": args.build_seconds,
+            "built_with": sorted(args.built_with),
             "source": {"package": args.package,
                        "version": args.package_version,
                        "series_hash": args.series_hash},
