@@ -402,3 +402,47 @@ def test_second_build_waits_for_the_first(tmp_path):
             os.killpg(p.pid, signal.SIGTERM)
             p.wait(timeout=30)
     assert not (tmp_path / "src").exists()      # it never got the lock
+
+
+def test_failed_make_of_one_kernel_stops_the_others(tmp_path):
+    """The kernels share one make (kernels.mk); when one kernel's make
+    fails, the build names it and its log, and stops the others' makes."""
+    src = tmp_path / "linux"
+    kconfig_dir = src / "scripts" / "kconfig"
+    kconfig_dir.mkdir(parents=True)
+    merge = kconfig_dir / "merge_config.sh"
+    # merge_config.sh -n -O DIR FRAGMENT...: their concatenation
+    merge.write_text('#!/bin/sh\nshift 2\nout=$1\nshift\n'
+                     'cat "$@" >"$out/.config"\n')
+    merge.chmod(0o755)
+    (src / "Makefile").write_text(
+        "bzImage modules:\n"
+        "\t@if grep -q '^CONFIG_JUMP_LABEL=y' $(O)/.config; then "
+        "echo 'error: no such thing' >&2; exit 2; else sleep 60; fi\n")
+    tarball = tmp_path / "linux.tar.xz"
+    with tarfile.open(tarball, "w:xz") as t:
+        t.add(src, arcname="linux")
+    cache = tmp_path / "cache"
+    p = run([BUILD, "--config", "smoke"], check=False,
+            env=dict(os.environ, JLBENCH_CACHE=str(cache),
+                     JLBENCH_KERNEL_TARBALL=str(tarball),
+                     JLBENCH_PATCHES=str(_series(tmp_path, "s", "NEW"))))
+    assert p.returncode == 1, p.stderr
+    assert "making 3 kernel(s) at once" in p.stderr
+    assert "error: no such thing" in p.stderr
+    assert "make failed for jump-label" in p.stderr
+    kernels = cache / "kernels"
+    for v in ("atomic-read", "plain-read"):
+        (d,) = kernels.glob("smoke-%s-*" % v)
+        assert not (d / "make.rc").exists(), v  # stopped, not finished
+        assert not (d / "build.json").exists()
+    (jl,) = kernels.glob("smoke-jump-label-*")
+    assert (jl / "make.rc").read_text().strip() == "2"
+
+
+def test_ccache_mode_is_checked(tmp_path):
+    p = run([BUILD, "--dry-run", "--config", "smoke"], check=False,
+            env=dict(os.environ, JLBENCH_CACHE=str(tmp_path),
+                     JLBENCH_CCACHE_MODE="fast"))
+    assert p.returncode == 2
+    assert "JLBENCH_CCACHE_MODE must be depend or preprocessor" in p.stderr
