@@ -423,10 +423,10 @@ def test_failed_make_of_one_kernel_stops_the_others(tmp_path):
     with tarfile.open(tarball, "w:xz") as t:
         t.add(src, arcname="linux")
     cache = tmp_path / "cache"
-    p = run([BUILD, "--config", "smoke"], check=False,
-            env=dict(os.environ, JLBENCH_CACHE=str(cache),
-                     JLBENCH_KERNEL_TARBALL=str(tarball),
-                     JLBENCH_PATCHES=str(_series(tmp_path, "s", "NEW"))))
+    env = dict(os.environ, JLBENCH_CACHE=str(cache),
+               JLBENCH_KERNEL_TARBALL=str(tarball),
+               JLBENCH_PATCHES=str(_series(tmp_path, "s", "NEW")))
+    p = run([BUILD, "--config", "smoke"], check=False, env=env)
     assert p.returncode == 1, p.stderr
     assert "making 3 kernel(s) at once" in p.stderr
     assert "error: no such thing" in p.stderr
@@ -438,6 +438,12 @@ def test_failed_make_of_one_kernel_stops_the_others(tmp_path):
         assert not (d / "build.json").exists()
     (jl,) = kernels.glob("smoke-jump-label-*")
     assert (jl / "make.rc").read_text().strip() == "2"
+    # The rerun resumes in the same dirs, without the link count of the
+    # first make (a relink would otherwise say #2 in the image).
+    (jl / ".version").write_text("1\n")
+    p = run([BUILD, "--config", "smoke"], check=False, env=env)
+    assert "make failed for jump-label" in p.stderr
+    assert not (jl / ".version").exists()
 
 
 def test_ccache_mode_is_checked(tmp_path):
