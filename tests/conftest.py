@@ -89,14 +89,20 @@ def smoke_builds(smoke_builds_tsv):
 
 
 @pytest.fixture(scope="session")
-def smoke_image(smoke_builds_tsv, tmp_path_factory):
-    """Path of the one initramfs for all smoke variants. Also builds the
-    branch-count plugin (cached), as run_all.sh's stage after the image
-    does: icount boots of bench/run and bench/selftest only locate it."""
+def plugin_built():
+    """Build the branch-count plugin (cached, so cheap once built), as
+    run_all.sh's stage after the image does: icount boots of bench/run and
+    bench/selftest, stand-in QEMUs included, only locate it."""
+    run([str(ROOT / "bench" / "plugin" / "build")])
+
+
+@pytest.fixture(scope="session")
+def smoke_image(smoke_builds_tsv, plugin_built, tmp_path_factory):
+    """Path of the one initramfs for all smoke variants (and the plugin
+    built)."""
     out = tmp_path_factory.mktemp("image") / "image.path"
     run([str(ROOT / "guest-image" / "build"), "--builds", smoke_builds_tsv,
          "--out", str(out)])
-    run([str(ROOT / "bench" / "plugin" / "build")])
     return out.read_text().strip()
 
 

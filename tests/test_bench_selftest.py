@@ -103,9 +103,10 @@ def test_accelerator_and_kernel_args(tmp_path):
 
 
 @pytest.fixture
-def inputs(tmp_path):
+def inputs(tmp_path, plugin_built):
     """builds.tsv for two variants, an image, and a stand-in QEMU that
-    writes $SELFTEST_CONSOLE to its -serial file."""
+    writes $SELFTEST_CONSOLE to its -serial file (icount selftests locate
+    the real plugin, so it is built)."""
     lines = []
     for v in ("jump-label", "atomic-read"):
         d = tmp_path / v
