@@ -89,15 +89,19 @@ def smoke_builds(smoke_builds_tsv):
 
 
 @pytest.fixture(scope="session")
-def plugin_built():
-    """Build the branch-count plugin (cached, so cheap once built), as
-    run_all.sh's stage after the image does: icount boots of bench/run and
-    bench/selftest, stand-in QEMUs included, only locate it."""
-    run([str(ROOT / "bench" / "plugin" / "build")])
+def plugin_so():
+    """Path of the branch-count plugin, built (cached, so cheap once built;
+    the first build fetches QEMU's header) as run_all.sh's stage after the
+    image does: icount boots of bench/run and bench/selftest, stand-in
+    QEMUs included, only locate it."""
+    p = run([str(ROOT / "bench" / "plugin" / "build")])
+    path = p.stdout.strip().splitlines()[-1]
+    assert os.path.isfile(path), p.stdout
+    return path
 
 
 @pytest.fixture(scope="session")
-def smoke_image(smoke_builds_tsv, plugin_built, tmp_path_factory):
+def smoke_image(smoke_builds_tsv, plugin_so, tmp_path_factory):
     """Path of the one initramfs for all smoke variants (and the plugin
     built)."""
     out = tmp_path_factory.mktemp("image") / "image.path"

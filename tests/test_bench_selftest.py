@@ -103,7 +103,7 @@ def test_accelerator_and_kernel_args(tmp_path):
 
 
 @pytest.fixture
-def inputs(tmp_path, plugin_built):
+def inputs(tmp_path, plugin_so):
     """builds.tsv for two variants, an image, and a stand-in QEMU that
     writes $SELFTEST_CONSOLE to its -serial file (icount selftests locate
     the real plugin, so it is built)."""

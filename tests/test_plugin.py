@@ -134,15 +134,6 @@ def test_scripts_help_and_usage(script):
     assert "unknown option" in p.stderr
 
 
-@pytest.fixture(scope="module")
-def plugin_so():
-    """The built plugin (fetches the header on the first run)."""
-    p = run([str(PLUGIN / "build")])
-    path = p.stdout.strip().splitlines()[-1]
-    assert os.path.isfile(path), p.stdout
-    return path
-
-
 def test_fetch_header_is_cached_and_recorded(plugin_so):
     p = run([str(PLUGIN / "fetch-header")])
     header = p.stdout.strip()
