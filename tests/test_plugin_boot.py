@@ -30,11 +30,6 @@ def builds(smoke_builds):
 
 
 @pytest.fixture(scope="module")
-def plugin_so():
-    return run([str(PLUGIN / "build")]).stdout.strip()
-
-
-@pytest.fixture(scope="module")
 def testinit():
     return run([str(PLUGIN / "build-testinit")]).stdout.strip()
 

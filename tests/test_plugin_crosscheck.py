@@ -33,11 +33,6 @@ PLUGIN = ROOT / "bench" / "plugin"
 
 
 @pytest.fixture(scope="module")
-def plugin_so():
-    return run([str(PLUGIN / "build")]).stdout.strip()
-
-
-@pytest.fixture(scope="module")
 def cache_so(plugin_so):
     p = run([str(PLUGIN / "build"), "--cache-plugin"])
     path = p.stdout.strip()
