@@ -27,7 +27,10 @@
 #                          time), with --model-set NAME=VALUE (repeatable,
 #                          bench/run --help lists the parameters)
 #   --accel MODE           auto|kvm|tcg|icount (default: auto)
-#   --config full|smoke    kernel base config (default: full)
+#   --config NAME          kernel base config: full (default), smoke (the
+#                          test suite's, a quick answer) or distro
+#                          (Debian's own configuration, built in only:
+#                          about three times full's build; README)
 #   --jobs N               guests at once in bench/run and bench/selftest
 #                          (default: icount, the number of CPUs: icount
 #                          figures do not depend on the host's load; kvm

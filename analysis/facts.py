@@ -60,6 +60,11 @@ CONFIG_NOTE = {
              "`full` config; fewer subsystems, fewer static keys on the "
              "path. Use it for a first look; `./run_all.sh` with the "
              "default `full` config gives the report's answer.",
+    "distro": "**Distro kernels** (`--config distro`): Debian's own amd64 "
+              "configuration, built in only "
+              "(`kernel-variants/config/distro.config` says what else "
+              "changed), not the benchmark's `full` config. \"Kernel "
+              "configs\" below sets this run beside the `full` one.",
 }
 
 

@@ -6,7 +6,7 @@ the 2011 figures (analysis/reference.py) and fixed explanatory text.
 """
 import os
 
-from analysis import convergence, explain, facts, metrics, reference
+from analysis import configs, convergence, explain, facts, metrics, reference
 from analysis import fmt as F
 from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
                            metric, unit)
@@ -262,6 +262,8 @@ def render(res, st, out_path, plots_dir):
         "",
         "## Statistics", "", statistics(st), "",
         "## Branch counts", "", counters(st), "",
+        "## Kernel configs: more static keys on the path", "",
+        configs.section(res, st, out_dir), "",
         "## Modelled hardware cost", "", modelcost.section(st, res), "",
         "## Kernels", "", facts.builds(res), "",
         "## Static-key selftest and microbenchmark", "", facts.selftest(res),

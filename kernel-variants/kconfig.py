@@ -1,12 +1,17 @@
 #!/usr/bin/python3
 """Kconfig fragment helpers for kernel-variants/build.
 
-  kconfig.py check DOTCONFIG FRAGMENT...   exit 1 and list every symbol a
-                                           fragment requests that .config lacks
+  kconfig.py check DOTCONFIG FRAGMENT...   exit 1 and list every symbol the
+                                           fragments request that .config lacks
+  kconfig.py distro CONFIG FRAGMENT...     CONFIG (a distribution's .config)
+                                           with every =m turned off unless a
+                                           FRAGMENT asks for it, and the
+                                           FRAGMENTs' values put in
   kconfig.py hash FILE... [--text S]...    content hash of files and strings
 
 merge_config.sh only warns when a requested value does not survive the
-merge; this makes that an error.
+merge; this makes that an error. As in merge_config.sh, a symbol that
+several fragments set is requested with the value of the last of them.
 """
 import hashlib
 import re
@@ -41,6 +46,39 @@ def missing(requested, final):
     return out
 
 
+def requested(fragments):
+    """{symbol: (value, fragment)}: what the (path, text) fragments ask
+    for, merged in order, so that a later fragment's value wins."""
+    out = {}
+    for path, text in fragments:
+        for sym, value in parse(text).items():
+            out[sym] = (value, path)
+    return out
+
+
+def built_in_only(config, fragments):
+    """The text of a full .config with each =m turned off unless requested
+    (a kernel with only what is built in) and every requested value of the
+    (path, text) fragments in place of the config's own."""
+    want = {sym: v for sym, (v, _) in requested(fragments).items()}
+    lines = []
+    for line in config.splitlines():
+        m = SET_RE.match(line) or UNSET_RE.match(line)
+        sym = m.group(1) if m else None
+        if sym in want:
+            line = setting(sym, want.pop(sym))
+        elif m and line.endswith("=m"):
+            line = setting(sym, "n")
+        lines.append(line)
+    lines += [setting(sym, v) for sym, v in want.items()]
+    return "\n".join(lines) + "\n"
+
+
+def setting(sym, value):
+    """The .config line that gives sym value ('n': not set)."""
+    return "# %s is not set" % sym if value == "n" else "%s=%s" % (sym, value)
+
+
 def content_hash(parts, length=16):
     """Hash a sequence of bytes/str parts, each length-prefixed."""
     h = hashlib.sha256()
@@ -52,6 +90,15 @@ def content_hash(parts, length=16):
     return h.hexdigest()[:length]
 
 
+def read_all(paths):
+    """[(path, text)] of the files at paths."""
+    out = []
+    for path in paths:
+        with open(path) as f:
+            out.append((path, f.read()))
+    return out
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
@@ -59,14 +106,17 @@ def main(argv):
     if argv[1] == "check" and len(argv) >= 4:
         with open(argv[2]) as f:
             final = parse(f.read())
-        bad = []
-        for frag in argv[3:]:
-            with open(frag) as f:
-                bad += [(frag,) + m for m in missing(parse(f.read()), final)]
-        for frag, sym, want, got in bad:
+        want = requested(read_all(argv[3:]))
+        bad = missing({sym: v for sym, (v, _) in want.items()}, final)
+        for sym, value, got in bad:
             print("%s: %s=%s requested, .config has %s"
-                  % (frag, sym, want, got))
+                  % (want[sym][1], sym, value, got))
         return 1 if bad else 0
+    if argv[1] == "distro" and len(argv) >= 3:
+        with open(argv[2]) as f:
+            config = f.read()
+        sys.stdout.write(built_in_only(config, read_all(argv[3:])))
+        return 0
     if argv[1] == "hash":
         parts, args = [], argv[2:]
         while args:

@@ -214,7 +214,7 @@ ARCHES = {a.name: a for a in (
     Arch("x86_64", kernel_arch="x86", cross="",
          gcc_package="build-essential", binutils_package="binutils",
          libc_static="", libc_package="",
-         image="arch/x86/boot/bzImage", configs=("full", "smoke"),
+         image="arch/x86/boot/bzImage", configs=("full", "smoke", "distro"),
          tagged=False,
          qemu="qemu-system-x86_64", qemu_env="JLBENCH_QEMU",
          qemu_package="qemu-system-x86", machine=(), console="ttyS0",

@@ -1,6 +1,7 @@
 """kernel-variants: fragments, hashing, patch application, verification."""
 import fcntl
 import json
+import lzma
 import os
 import signal
 import struct
@@ -43,6 +44,42 @@ def test_check_cli_names_the_lost_symbol(tmp_path):
              str(tmp_path / "f.config")], check=False)
     assert p.returncode == 1
     assert "CONFIG_LOST=y requested, .config has n" in p.stdout
+
+
+def test_a_later_fragment_wins_as_in_merge_config(tmp_path):
+    """A variant may undo what a base asks for (the distro base has
+    JUMP_LABEL=y): the check wants the last fragment's value."""
+    (tmp_path / ".config").write_text("# CONFIG_JUMP_LABEL is not set\n")
+    (tmp_path / "base.config").write_text("CONFIG_JUMP_LABEL=y\n")
+    (tmp_path / "variant.config").write_text(
+        "# CONFIG_JUMP_LABEL is not set\n")
+    frags = [str(tmp_path / f) for f in ("base.config", "variant.config")]
+    p = run([str(KV / "kconfig.py"), "check", str(tmp_path / ".config")]
+            + frags, check=False)
+    assert p.returncode == 0, p.stdout
+    p = run([str(KV / "kconfig.py"), "check", str(tmp_path / ".config")]
+            + frags[::-1], check=False)
+    assert p.returncode == 1
+    assert p.stdout.startswith(frags[0] + ": CONFIG_JUMP_LABEL=y")
+
+
+def test_built_in_only_turns_modules_off_but_what_is_asked():
+    debian = ("CONFIG_A=y\nCONFIG_NET_MOD=m\nCONFIG_TEST_STATIC_KEYS=m\n"
+              "CONFIG_DEBUG_INFO=y\n# CONFIG_DEBUG_INFO_NONE is not set\n"
+              "# comment\n")
+    frags = [("common", "CONFIG_TEST_STATIC_KEYS=m\nCONFIG_NEW=y\n"),
+             ("distro", "CONFIG_DEBUG_INFO_NONE=y\n")]
+    out = kconfig.built_in_only(debian, frags)
+    assert kconfig.parse(out) == {
+        "CONFIG_A": "y", "CONFIG_NET_MOD": "n",
+        "CONFIG_TEST_STATIC_KEYS": "m", "CONFIG_DEBUG_INFO": "y",
+        "CONFIG_DEBUG_INFO_NONE": "y", "CONFIG_NEW": "y"}
+    # Debian's order stays (a choice's values are read in order)
+    assert out.splitlines()[:5] == [
+        "CONFIG_A=y", "# CONFIG_NET_MOD is not set",
+        "CONFIG_TEST_STATIC_KEYS=m", "CONFIG_DEBUG_INFO=y",
+        "CONFIG_DEBUG_INFO_NONE=y"]
+    assert "# comment" in out
 
 
 def test_content_hash_is_stable_and_sensitive():
@@ -404,9 +441,9 @@ def test_second_build_waits_for_the_first(tmp_path):
     assert not (tmp_path / "src").exists()      # it never got the lock
 
 
-def test_failed_make_of_one_kernel_stops_the_others(tmp_path):
-    """The kernels share one make (kernels.mk); when one kernel's make
-    fails, the build names it and its log, and stops the others' makes."""
+def _fake_kconfig_tree(tmp_path, makefile):
+    """A tarball of a 'kernel tree' whose merge_config.sh concatenates the
+    fragments and whose Makefile is makefile."""
     src = tmp_path / "linux"
     kconfig_dir = src / "scripts" / "kconfig"
     kconfig_dir.mkdir(parents=True)
@@ -415,13 +452,59 @@ def test_failed_make_of_one_kernel_stops_the_others(tmp_path):
     merge.write_text('#!/bin/sh\nshift 2\nout=$1\nshift\n'
                      'cat "$@" >"$out/.config"\n')
     merge.chmod(0o755)
-    (src / "Makefile").write_text(
-        "bzImage modules:\n"
-        "\t@if grep -q '^CONFIG_JUMP_LABEL=y' $(O)/.config; then "
-        "echo 'error: no such thing' >&2; exit 2; else sleep 60; fi\n")
+    (src / "Makefile").write_text(makefile)
     tarball = tmp_path / "linux.tar.xz"
     with tarfile.open(tarball, "w:xz") as t:
         t.add(src, arcname="linux")
+    return tarball
+
+
+def test_distro_base_is_debians_config_built_in_only(tmp_path):
+    """--config distro: Debian's configuration with its modules off and
+    jlbench's fragments in, settled by olddefconfig and checked: a value
+    olddefconfig drops stops the build, naming config/distro.config."""
+    tarball = _fake_kconfig_tree(tmp_path, (
+        "olddefconfig:\n"
+        "\t@if grep -q '^CONFIG_BROKEN=y' $(O)/.config; then "
+        "sed -i '/SERIAL_8250_CONSOLE/d' $(O)/.config; fi\n"
+        "bzImage modules:\n\t@echo 'error: not a kernel' >&2; exit 2\n"))
+    cache = tmp_path / "cache"
+    env = dict(os.environ, JLBENCH_CACHE=str(cache),
+               JLBENCH_KERNEL_TARBALL=str(tarball),
+               JLBENCH_PATCHES=str(_series(tmp_path, "s", "NEW")))
+    debian = ("CONFIG_INET=y\nCONFIG_E1000=m\n"
+              "# CONFIG_TEST_STATIC_KEYS is not set\n"
+              "CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y\n")
+    for name, extra in (("ok", ""), ("broken", "CONFIG_BROKEN=y\n")):
+        deb = tmp_path / (name + ".config.xz")
+        with lzma.open(deb, "wt") as f:
+            f.write(debian + extra)
+        p = run([BUILD, "--config", "distro", "--variant", "jump-label"],
+                check=False, env=dict(env, JLBENCH_DISTRO_CONFIG=str(deb)))
+        assert p.returncode == 1, p.stderr
+        assert ("make failed for jump-label" in p.stderr) == (name == "ok")
+    assert "CONFIG_SERIAL_8250_CONSOLE=y requested, .config has n" \
+        in p.stderr
+    assert "fix config/distro.config" in p.stderr
+    (base,) = (cache / "kernels").glob("distro-base-*.config")
+    got = kconfig.parse(base.read_text())
+    assert got["CONFIG_INET"] == "y" and got["CONFIG_E1000"] == "n"
+    assert got["CONFIG_TEST_STATIC_KEYS"] == "m"     # common.config's
+    assert got["CONFIG_DEBUG_INFO_NONE"] == "y"      # distro.config's
+    assert got["CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT"] == "n"
+    # the ok base went on to the merge and the make of jump-label
+    (d,) = (cache / "kernels").glob("distro-jump-label-*")
+    merged = kconfig.parse((d / ".config").read_text())
+    assert merged["CONFIG_E1000"] == "n" and merged["CONFIG_JUMP_LABEL"] == "y"
+
+
+def test_failed_make_of_one_kernel_stops_the_others(tmp_path):
+    """The kernels share one make (kernels.mk); when one kernel's make
+    fails, the build names it and its log, and stops the others' makes."""
+    tarball = _fake_kconfig_tree(tmp_path, (
+        "bzImage modules:\n"
+        "\t@if grep -q '^CONFIG_JUMP_LABEL=y' $(O)/.config; then "
+        "echo 'error: no such thing' >&2; exit 2; else sleep 60; fi\n"))
     cache = tmp_path / "cache"
     env = dict(os.environ, JLBENCH_CACHE=str(cache),
                JLBENCH_KERNEL_TARBALL=str(tarball),

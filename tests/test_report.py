@@ -106,6 +106,44 @@ def test_report_tcg_without_counters_matches_golden(tmp_path):
     assert "No s390x selftest in this results dir" in text
 
 
+def test_report_sets_the_distro_run_beside_the_full_one(tmp_path):
+    """Kernel configs: each config's newest run of the same protocol, with
+    its site executions, the check's cost per site and the gain."""
+    full = icount_run(tmp_path)
+    more_sites = {v: dict(c, kernel_insns=c["kernel_insns"] + (
+        168.0 if v != "jump-label" else 0.0), site_execs=c["site_execs"] * 2)
+        for v, c in PER_OP.items()}
+    values = {"jump-label": [39.70, 39.82, 39.59, 39.90, 39.77, 39.84],
+              "atomic-read": [39.30, 39.38, 39.22, 39.45, 39.34, 39.41],
+              "plain-read": [39.32, 39.43, 39.24, 39.47, 39.35, 39.44]}
+    distro = synth.make_results(
+        str(tmp_path / "results"), values, per_op=more_sites,
+        name="20261202T000000Z-def5678", config="distro")
+    # another protocol (10 s runs) is never set beside them
+    synth.make_results(str(tmp_path / "results"), values, seconds=10,
+                       per_op=more_sites, name="20261203T000000Z-0000000",
+                       config="smoke")
+    for d in (full, distro, tmp_path / "results" / "20261203T000000Z-0000000"):
+        tool("analyze", d, "--no-history")
+    text = tool("report", full).stdout
+    part = text.split("## Kernel configs: more static keys on the path")[1] \
+        .split("\n## ")[0]
+    rows = [r for r in part.splitlines() if r.startswith("| `")]
+    assert len(rows) == 2 and "smoke" not in part
+    cells = [r.split(" | ") for r in rows]
+    assert cells[0][0] == "| `full`" and cells[1][0] == "| `distro`"
+    assert "20261202T000000Z-def5678" in cells[1][1]
+    # sites per op; atomic-read - jump-label kernel instructions; per site
+    assert cells[0][3:7] == ["41.5", "61362", "127.5", "3.07"]
+    assert cells[1][3:7] == ["83", "61530", "295.5", "3.56"]
+    assert "`distro` executes 83 static-key sites per operation where " \
+        "`full` executes 41.5 (2x)" in part
+    assert "the gain grows with the keys on the path" in part
+    distro_text = tool("report", distro).stdout
+    assert "**Distro kernels** (`--config distro`)" in distro_text
+    assert "| `distro` |" in distro_text.split("Kernel configs")[2]
+
+
 def test_report_needs_an_analysed_dir(tmp_path):
     d = synth.make_results(str(tmp_path), {"jump-label": [1.0, 1.1],
                                            "atomic-read": [1.0, 1.2]})
