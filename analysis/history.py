@@ -4,8 +4,10 @@ analysed run, across commits.
 analysis/analyze updates it. Re-analysing a run replaces that run's rows
 (key: run_id), so the file never holds a run twice. `metric` names the
 figure (ops_per_s, throughput_mbps: analysis/metrics.py) and `headline` is
-1 on the rows of the run's headline metric. Files from before these columns
-(mean_mbps, ...) are read as MB/s headline rows.
+1 on the rows of the run's headline metric; `config` is the kernels' base
+config (kernel-variants/build --config). Files from before these columns
+(mean_mbps, ...) are read as MB/s headline rows; rows from before `config`
+have it empty (they are all of full kernels).
 """
 import os
 import re
@@ -19,7 +21,8 @@ COLUMNS = [
     "run_id", "date", "git_commit", "git_dirty", "kernel_version",
     "config_hash", "profile", "mode", "group", "label", "variant", "n",
     "failed", "metric", "headline", "mean", "ci_lo", "ci_hi", "baseline",
-    "pct_change", "pct_ci_lo", "pct_ci_hi", "method", "p_t", "marker"]
+    "pct_change", "pct_ci_lo", "pct_ci_hi", "method", "p_t", "marker",
+    "config"]
 OLD_NAMES = {"mean_mbps": "mean", "ci_lo_mbps": "ci_lo",
              "ci_hi_mbps": "ci_hi"}
 RUN_ID = re.compile(r"^(.+)-([0-9a-f]{4,40})$")
@@ -69,7 +72,8 @@ def _metric_rows(st, meta, builds, thr):
             ci_hi=d["ci_hi"], baseline=c.get("baseline", ""),
             pct_change=c.get("pct_change"), pct_ci_lo=c.get("pct_ci_lo"),
             pct_ci_hi=c.get("pct_ci_hi"), method=c.get("test_t", ""),
-            p_t=c.get("p_t"), marker=c.get("marker", "")))
+            p_t=c.get("p_t"), marker=c.get("marker", ""),
+            config=b.get("config", "")))
     return out
 
 
@@ -81,6 +85,8 @@ def read(path):
     if "metric" not in h.columns:
         h = h.rename(columns=OLD_NAMES)
         h["metric"], h["headline"] = "throughput_mbps", "1"
+    if "config" not in h.columns:
+        h["config"] = ""
     return h[COLUMNS]
 
 

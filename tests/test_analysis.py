@@ -186,13 +186,15 @@ def test_history_is_idempotent(tmp_path):
     assert list(head["label"]) == ["jump-label", "atomic-read"]
     assert set(h["git_commit"]) == {"abc1234def5678"}
     assert set(h["kernel_version"]) == {"6.1.192-3"}
+    assert set(h["config"]) == {"full"}
     d2 = synth.make_results(str(tmp_path), {"jump-label": AR,
                                             "atomic-read": AR},
-                            name="20261202T000000Z-def5678")
+                            name="20261202T000000Z-def5678", config="distro")
     analyze(d2, "--history", str(hist))
     h = pd.read_csv(hist)
     assert len(h) == 8 and list(h["run_id"].unique()) == [
         "20261201T000000Z-abc1234", "20261202T000000Z-def5678"]
+    assert list(h["config"].unique()) == ["full", "distro"]
 
 
 def test_bad_results_dir_fails_clearly(tmp_path):
