@@ -12,7 +12,7 @@ import json
 import os
 
 from analysis import fmt as F
-from analysis.view import comparisons, metric
+from analysis.view import comparisons, metric, unit
 
 STATS = "stats.json"
 JUMP = "jump-label"
@@ -90,6 +90,7 @@ def row(config, path, st, builds, out_dir):
     insns = {lab: _mean(st, "kernel_insns_per_op", lab)
              for lab in (JUMP, base)}
     saved = None if None in insns.values() else insns[base] - insns[JUMP]
+    density = sites * 1000.0 / insns[JUMP] if sites and insns[JUMP] else None
     jl = _change(st, JUMP)
     pr = _change(st, "plain-read")
     entries = ((builds.get(JUMP) or {}).get("verify") or {}).get(
@@ -100,34 +101,64 @@ def row(config, path, st, builds, out_dir):
                       os.path.relpath(path, out_dir)),
         "?" if entries is None else str(entries),
         F.val(sites) if sites else "n/a",
-        F.val(insns[base]) if insns[base] else "n/a",
+        F.val(insns[JUMP]) if insns[JUMP] else "n/a",
+        F.val(density, 3) if density else "n/a",
         F.val(saved) if saved is not None else "n/a",
         F.val(saved / sites, 3) if saved is not None and sites else "n/a",
         "%s %s" % (F.pct_ci(jl), jl["marker"]) if jl else "n/a",
         "%s %s" % (F.pct_ci(pr), pr["marker"]) if pr else "n/a"]
-    return cells, {"config": config, "sites": sites,
-                   "gain": jl["pct_change"] if jl else None}
+    return cells, {"config": config, "sites": sites, "insns": insns[JUMP],
+                   "density": density, "gain": jl}
+
+
+def gain_difference(a, b):
+    """(b - a, half-width of its approximate 95% CI) of two comparisons of
+    independent runs: the half-widths of their CIs combined in quadrature.
+    None when either lacks a CI."""
+    try:
+        ha = (a["pct_ci_hi"] - a["pct_ci_lo"]) / 2.0
+        hb = (b["pct_ci_hi"] - b["pct_ci_lo"]) / 2.0
+        d = b["pct_change"] - a["pct_change"]
+    except (KeyError, TypeError):
+        return None
+    if any(F.missing(x) for x in (ha, hb, d)):
+        return None
+    return d, (ha * ha + hb * hb) ** 0.5
 
 
 def summary(figs):
-    """One sentence per other config: its site executions and jump-label
-    gain against the first (this run's)."""
+    """One paragraph per other config: its site executions and path
+    length against the first (this run's), and whether jump labels gain
+    more there."""
     first, out = figs[0], []
     for f in figs[1:]:
-        if None in (first["sites"], f["sites"], first["gain"], f["gain"]):
+        if None in (first["sites"], f["sites"], first["insns"], f["insns"],
+                    first["gain"], f["gain"]):
             continue
-        more_sites = f["sites"] > first["sites"]
-        more_gain = f["gain"] > first["gain"]
+        diff = gain_difference(first["gain"], f["gain"])
+        if diff is None:
+            continue
+        d, half = diff
+        if abs(d) <= half:
+            verdict = ("not resolved: these runs cannot tell a larger gain "
+                       "from the same one")
+        else:
+            verdict = "the gain is %s there" % (
+                "larger" if d > 0 else "smaller")
         out.append(
-            "`%s` executes %s static-key sites per operation where `%s` "
-            "executes %s (%sx), and jump labels gain %s there against %s "
-            "here: %s." % (
-                f["config"], F.val(f["sites"]), first["config"],
-                F.val(first["sites"]), F.val(f["sites"] / first["sites"], 3),
-                F.pct(f["gain"]), F.pct(first["gain"]),
-                "the gain grows with the keys on the path"
-                if more_sites == more_gain else
-                "the gain does not grow with the keys on the path"))
+            "`%s` executes %sx the static-key sites per operation of `%s` "
+            "(%s against %s), on a kernel path %sx as long (%s against %s "
+            "kernel instructions per operation), so %s sites per 1,000 "
+            "kernel instructions against %s. Jump labels gain %s there, "
+            "%s here: a difference of %s points [%s, %s] (approximate 95%% "
+            "CI, from the two runs' CIs), %s." % (
+                f["config"], F.val(f["sites"] / first["sites"], 3),
+                first["config"], F.val(f["sites"]), F.val(first["sites"]),
+                F.val(f["insns"] / first["insns"], 3), F.val(f["insns"]),
+                F.val(first["insns"]), F.val(f["density"], 3),
+                F.val(first["density"], 3), F.pct_ci(f["gain"]),
+                F.pct_ci(first["gain"]), "%+.2f" % d, "%+.2f" % (d - half),
+                "%+.2f" % (d + half), verdict))
     return out
 
 
@@ -150,18 +181,24 @@ def section(res, st, out_dir):
     out = [
         "The same protocol on kernels of each base config "
         "(`kernel-variants/build --config`), each its own run: this one "
-        "first. A jump-label kernel executes a NOP at each static-key "
-        "site; the others load the key and branch on it, so the kernel "
-        "instructions `%s` runs beyond `%s` per operation, divided by "
-        "the sites executed, are the check's cost per site." % (base, JUMP),
+        "first; instructions and sites are `%s`'s (the TCG plugin counts "
+        "sites in jump-label kernels). A jump-label kernel executes a NOP "
+        "at each static-key site; the others load the key and branch on "
+        "it, so the kernel instructions `%s` runs beyond `%s` per "
+        "operation, divided by the sites executed, are the check's cost "
+        "per site. Under icount the gain follows the share of the path "
+        "that checks take: more keys on the path raise it only if they "
+        "outgrow the rest of the path." % (JUMP, base, JUMP),
         "",
         F.table(["config", "run", "jump table entries (`%s`)" % JUMP,
                  "static-key site executions / op",
-                 "kernel instructions / op (`%s`)" % base,
+                 "kernel instructions / op",
+                 "sites per 1,000 kernel instructions",
                  "`%s` - `%s` kernel instructions / op" % (base, JUMP),
                  "per site execution",
-                 "`%s` vs `%s`, %s [95%% CI]" % (JUMP, base, st["headline"]),
-                 "`plain-read` vs `%s`" % base], rows, "llrrrrrrr")]
+                 "`%s` vs `%s`, %s [95%% CI]" % (
+                     JUMP, base, unit(st["headline"])),
+                 "`plain-read` vs `%s`" % base], rows, "llrrrrrrrr")]
     said = summary(figs)
     if said:
         out += [""] + said

@@ -133,12 +133,13 @@ def test_report_sets_the_distro_run_beside_the_full_one(tmp_path):
     cells = [r.split(" | ") for r in rows]
     assert cells[0][0] == "| `full`" and cells[1][0] == "| `distro`"
     assert "20261202T000000Z-def5678" in cells[1][1]
-    # sites per op; atomic-read - jump-label kernel instructions; per site
-    assert cells[0][3:7] == ["41.5", "61362", "127.5", "3.07"]
-    assert cells[1][3:7] == ["83", "61530", "295.5", "3.56"]
-    assert "`distro` executes 83 static-key sites per operation where " \
-        "`full` executes 41.5 (2x)" in part
-    assert "the gain grows with the keys on the path" in part
+    # sites per op, kernel instructions per op and sites per 1,000 of them
+    # (jump-label's); atomic-read - jump-label kernel instructions; per site
+    assert cells[0][3:8] == ["41.5", "61235", "0.678", "127.5", "3.07"]
+    assert cells[1][3:8] == ["83", "61234", "1.36", "295.5", "3.56"]
+    assert "`distro` executes 2x the static-key sites per operation of " \
+        "`full` (83 against 41.5)" in part
+    assert "the gain is larger there" in part
     distro_text = tool("report", distro).stdout
     assert "**Distro kernels** (`--config distro`)" in distro_text
     assert "| `distro` |" in distro_text.split("Kernel configs")[2]
