@@ -442,8 +442,9 @@ def test_second_build_waits_for_the_first(tmp_path):
 
 
 def _fake_kconfig_tree(tmp_path, makefile):
-    """A tarball of a 'kernel tree' whose merge_config.sh concatenates the
-    fragments and whose Makefile is makefile."""
+    """(cache, env) of a build from a 'kernel tree' whose merge_config.sh
+    concatenates the fragments and whose Makefile is makefile, with a
+    one-patch series, into an empty cache."""
     src = tmp_path / "linux"
     kconfig_dir = src / "scripts" / "kconfig"
     kconfig_dir.mkdir(parents=True)
@@ -456,22 +457,21 @@ def _fake_kconfig_tree(tmp_path, makefile):
     tarball = tmp_path / "linux.tar.xz"
     with tarfile.open(tarball, "w:xz") as t:
         t.add(src, arcname="linux")
-    return tarball
+    cache = tmp_path / "cache"
+    return cache, dict(os.environ, JLBENCH_CACHE=str(cache),
+                       JLBENCH_KERNEL_TARBALL=str(tarball),
+                       JLBENCH_PATCHES=str(_series(tmp_path, "s", "NEW")))
 
 
 def test_distro_base_is_debians_config_built_in_only(tmp_path):
     """--config distro: Debian's configuration with its modules off and
     jlbench's fragments in, settled by olddefconfig and checked: a value
     olddefconfig drops stops the build, naming config/distro.config."""
-    tarball = _fake_kconfig_tree(tmp_path, (
+    cache, env = _fake_kconfig_tree(tmp_path, (
         "olddefconfig:\n"
         "\t@if grep -q '^CONFIG_BROKEN=y' $(O)/.config; then "
         "sed -i '/SERIAL_8250_CONSOLE/d' $(O)/.config; fi\n"
         "bzImage modules:\n\t@echo 'error: not a kernel' >&2; exit 2\n"))
-    cache = tmp_path / "cache"
-    env = dict(os.environ, JLBENCH_CACHE=str(cache),
-               JLBENCH_KERNEL_TARBALL=str(tarball),
-               JLBENCH_PATCHES=str(_series(tmp_path, "s", "NEW")))
     debian = ("CONFIG_INET=y\nCONFIG_E1000=m\n"
               "# CONFIG_TEST_STATIC_KEYS is not set\n"
               "CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y\n")
@@ -501,14 +501,10 @@ def test_distro_base_is_debians_config_built_in_only(tmp_path):
 def test_failed_make_of_one_kernel_stops_the_others(tmp_path):
     """The kernels share one make (kernels.mk); when one kernel's make
     fails, the build names it and its log, and stops the others' makes."""
-    tarball = _fake_kconfig_tree(tmp_path, (
+    cache, env = _fake_kconfig_tree(tmp_path, (
         "bzImage modules:\n"
         "\t@if grep -q '^CONFIG_JUMP_LABEL=y' $(O)/.config; then "
         "echo 'error: no such thing' >&2; exit 2; else sleep 60; fi\n"))
-    cache = tmp_path / "cache"
-    env = dict(os.environ, JLBENCH_CACHE=str(cache),
-               JLBENCH_KERNEL_TARBALL=str(tarball),
-               JLBENCH_PATCHES=str(_series(tmp_path, "s", "NEW")))
     p = run([BUILD, "--config", "smoke"], check=False, env=env)
     assert p.returncode == 1, p.stderr
     assert "making 3 kernel(s) at once" in p.stderr
