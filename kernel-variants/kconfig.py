@@ -56,6 +56,14 @@ def requested(fragments):
     return out
 
 
+def unmet(fragments, final):
+    """[(fragment, symbol, wanted, got)]: the values the (path, text)
+    fragments request (requested()) that final lacks."""
+    want = requested(fragments)
+    return [(want[sym][1], sym, value, got) for sym, value, got in
+            missing({s: v for s, (v, _) in want.items()}, final)]
+
+
 def built_in_only(config, fragments):
     """The text of a full .config with each =m turned off unless requested
     (a kernel with only what is built in) and every requested value of the
@@ -106,11 +114,10 @@ def main(argv):
     if argv[1] == "check" and len(argv) >= 4:
         with open(argv[2]) as f:
             final = parse(f.read())
-        want = requested(read_all(argv[3:]))
-        bad = missing({sym: v for sym, (v, _) in want.items()}, final)
-        for sym, value, got in bad:
+        bad = unmet(read_all(argv[3:]), final)
+        for frag, sym, want, got in bad:
             print("%s: %s=%s requested, .config has %s"
-                  % (want[sym][1], sym, value, got))
+                  % (frag, sym, want, got))
         return 1 if bad else 0
     if argv[1] == "distro" and len(argv) >= 3:
         with open(argv[2]) as f:

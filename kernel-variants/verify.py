@@ -104,8 +104,8 @@ def verify(args):
     vmlinux = args.dir + "/vmlinux"
     with open(args.dir + "/.config") as f:
         final = kconfig.parse(f.read())
-    want = kconfig.requested(kconfig.read_all(args.fragments))
-    bad = kconfig.missing({s: v for s, (v, _) in want.items()}, final)
+    bad = [m[1:] for m in kconfig.unmet(kconfig.read_all(args.fragments),
+                                        final)]
     syms = symbols(vmlinux, arch)
     table = jump_table(vmlinux, syms, arch)
     jump_label = final.get("CONFIG_JUMP_LABEL") == "y"
