@@ -13,6 +13,7 @@ from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
+from analysis import configs  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
 PER_OP = synth.GOLDEN_PER_OP
@@ -143,6 +144,24 @@ def test_report_sets_the_distro_run_beside_the_full_one(tmp_path):
     distro_text = tool("report", distro).stdout
     assert "**Distro kernels** (`--config distro`)" in distro_text
     assert "| `distro` |" in distro_text.split("Kernel configs")[2]
+
+
+def test_configs_summary_says_when_the_gains_are_not_resolved():
+    """Two runs' gains whose difference is within the combined CIs are not
+    called different, whichever is larger."""
+    def fig(config, sites, insns, pct, lo, hi):
+        return {"config": config, "sites": sites, "insns": insns,
+                "density": sites * 1000.0 / insns,
+                "gain": {"pct_change": pct, "pct_ci_lo": lo,
+                         "pct_ci_hi": hi}}
+    full = fig("full", 263.8, 30352, 1.43, 1.41, 1.45)
+    (line,) = configs.summary([full, fig("distro", 402.3, 41474, 1.47,
+                                         1.33, 1.62)])
+    assert "a difference of +0.04 points [-0.11, +0.19]" in line
+    assert "not resolved" in line
+    (line,) = configs.summary([full, fig("distro", 402.3, 41474, 1.20,
+                                         1.15, 1.25)])
+    assert "the gain is smaller there" in line
 
 
 def test_report_needs_an_analysed_dir(tmp_path):
