@@ -29,8 +29,8 @@
 #   --accel MODE           auto|kvm|tcg|icount (default: auto)
 #   --config NAME          kernel base config: full (default), smoke (the
 #                          test suite's, a quick answer) or distro
-#                          (Debian's own configuration, built in only:
-#                          about three times full's build; README)
+#                          (Debian's own configuration, built in only;
+#                          its kernels take about 46 minutes cold: README)
 #   --jobs N               guests at once in bench/run and bench/selftest
 #                          (default: icount, the number of CPUs: icount
 #                          figures do not depend on the host's load; kvm
