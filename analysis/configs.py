@@ -8,10 +8,11 @@ config under the same results/ dir, of the same mode, clients and run
 length, so that every figure of the table is one of those runs'
 stats.json and build.json, and links to each.
 """
-import json
 import os
 
 from analysis import fmt as F
+from analysis.facts import proto
+from analysis.load import FormatError, read_builds, read_json
 from analysis.view import comparisons, metric, unit
 
 STATS = "stats.json"
@@ -20,30 +21,13 @@ JUMP = "jump-label"
 
 def config_of(builds):
     """The one base config of a run's builds ({variant: build.json}), or
-    None when there is none or they mix configs."""
+    None when none says or they mix configs."""
     configs = {b.get("config") for b in builds.values()}
     return configs.pop() if len(configs) == 1 else None
 
 
-def _builds(meta):
-    builds = meta.get("builds") if isinstance(meta.get("builds"),
-                                              dict) else {}
-    return {v: b.get("build") or {} for v, b in builds.items()
-            if isinstance(b, dict)}
-
-
 def _protocol(meta, st):
-    p = meta.get("protocol") if isinstance(meta.get("protocol"),
-                                           dict) else {}
-    return (st.get("mode"), p.get("clients"), p.get("seconds"))
-
-
-def _read(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+    return (st.get("mode"), proto(meta, "clients"), proto(meta, "seconds"))
 
 
 def peers(res, st):
@@ -58,13 +42,18 @@ def peers(res, st):
     seen = {mine}
     for name in sorted(os.listdir(root), reverse=True):
         path = os.path.join(root, name)
-        other = _read(os.path.join(path, STATS))
-        meta = _read(os.path.join(path, "meta.json"))
+        try:
+            other = read_json(os.path.join(path, STATS))
+            meta = read_json(os.path.join(path, "meta.json"))
+        except FormatError:
+            continue
         if not other or not meta or path == res.path:
             continue
-        builds = _builds(meta)
+        builds = read_builds({i["variant"] for i in other.get("labels", [])},
+                             meta)
         config = config_of(builds)
-        if config in seen or _protocol(meta, other) != want:
+        if config is None or config in seen \
+                or _protocol(meta, other) != want:
             continue
         seen.add(config)
         out.append((config, path, other, builds))
