@@ -40,7 +40,7 @@ def test_shell_record_in_bash():
         'printf "%%s|" "${r[cc]}" "${r[make_vars]}" "${r[name_prefix]}" ' \
         '"${r[hash_tag]}" "${r[configs]}"' % ARCH
     # x86_64 builds natively and adds nothing to names and hashes
-    assert run(["bash", "-c", script]).stdout == "gcc||||full smoke|"
+    assert run(["bash", "-c", script]).stdout == "gcc||||full smoke distro|"
 
 
 def test_cli_errors_and_lookups(tmp_path):
