@@ -30,7 +30,7 @@
 #   --config NAME          kernel base config: full (default), smoke (the
 #                          test suite's, a quick answer) or distro
 #                          (Debian's own configuration, built in only;
-#                          its kernels take about 46 minutes cold: README)
+#                          its kernels take about 46 minutes cold: docs/configs.md)
 #   --jobs N               guests at once in bench/run and bench/selftest
 #                          (default: icount, the number of CPUs: icount
 #                          figures do not depend on the host's load; kvm
@@ -41,7 +41,7 @@
 #   --resume DIR           finish an interrupted results dir, then analyse it
 #   --executor local|slurm where bench/run's tries run (default: local;
 #                          slurm: one Slurm job array task per try, see
-#                          README.md "Running on a cluster"), with
+#                          docs/cluster.md), with
 #                          --slurm-partition NAME, --slurm-account NAME,
 #                          --slurm-time MIN (limit per try), --slurm-args
 #                          ARGS (extra sbatch arguments) and --slurm-shared

@@ -5,10 +5,10 @@ Per label and metric: old and new mean +- the 95% CI half-width in %, the
 `~` when the change is not significant. Runs of two results dirs are
 independent samples, so the comparison is unpaired.
 """
-from analysis import fmt as F
 from analysis import metrics, reference, stats
+from analysis import fmt as F
 from analysis.load import split_counter
-from bench import schema
+from lib.format import schema
 
 
 def values(res, label, metric):

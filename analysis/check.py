@@ -1,7 +1,7 @@
 """Check every runs.csv row and sample against the raw files it came from.
 
 Each try's raw files (raw/<NNN>-<variant>-try<K>.*) are re-parsed with the
-function bench/run built the row with (bench/rawtry.py derive), and the
+function bench/run built the row with (lib/format/rawtry.py derive), and the
 row must agree field by field: status, kernel_warnings and every figure
 (throughput, ops, samples, ticks, perf and plugin counters; the reason of
 a failed try is not compared, as it names how QEMU ended, which only the
@@ -26,7 +26,7 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
-from bench import rawtry, schema  # noqa: E402
+from lib.format import rawtry, schema  # noqa: E402
 
 # How QEMU ended is known only to the runner: the phrase a re-derived
 # reason gets in its place.

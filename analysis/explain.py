@@ -1,7 +1,7 @@
 """MB/s explained: tbench's figure of every run predicted from the loadfile.
 
 For each ok run, its raw console log gives tbench's per-second status lines
-(bench/console.py, the parser bench uses); analysis/loadfile.py turns the
+(lib/format/console.py, the parser bench uses); analysis/loadfile.py turns the
 loadfile lines they cover into bytes. Per label the measured and predicted
 MB/s are compared with atomic-read exactly as the headline metrics are
 (paired by seed under icount), so the report can say whether loadfile
@@ -14,7 +14,7 @@ import numpy as np
 from analysis import loadfile as lf
 from analysis import fmt as F
 from analysis import metrics, reference, stats
-from bench import console
+from lib.format import console
 
 # (key, what) of the per-run figures compared between labels.
 FIGURES = [

@@ -2,12 +2,12 @@
 host and protocol, confounds, method. Values come from the results dir."""
 from analysis import fmt as F
 from analysis import reference
-from bench import schema
+from lib.format import schema
 
 
 def nested(meta):
     """meta.json's host.nested: why the host was itself an emulated
-    machine, or None (bench/hostinfo.py)."""
+    machine, or None (lib/hostinfo.py)."""
     host = meta.get("host") if isinstance(meta, dict) else None
     return host.get("nested") if isinstance(host, dict) else None
 
@@ -19,7 +19,7 @@ def mode_key(st):
 
 
 def mode(st):
-    """The bench/schema.py Mode of a stats dict: every text about it."""
+    """The lib/format/schema.py Mode of a stats dict: every text about it."""
     return schema.MODE[mode_key(st)]
 
 
@@ -166,8 +166,8 @@ def builds(res):
                   "labels, a load and a Jcc without).")
 
 
-# selftest.csv rows of bench/regions.py: the module's loops counted by the
-# TCG plugin. Shown with these labels, in this order, after the other rows.
+# selftest.csv rows of bench/model/regions.py: the module's loops counted by
+# the TCG plugin. Shown with these labels, in this order, after the other rows.
 COUNT_LABELS = {
     "count.source": "source of the counts per iteration",
     "count.empty_branches_per_iter":

@@ -15,7 +15,7 @@ nothing here applies).
   Mixed QEMU versions get the same warning as under icount.
 """
 from analysis import fmt as F
-from bench import schema
+from lib.format import schema
 
 
 def _values(ok, column):

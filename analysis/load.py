@@ -14,7 +14,8 @@ import time
 
 import pandas as pd
 
-from bench import model, schema
+from lib import model
+from lib.format import schema
 
 
 class FormatError(Exception):
@@ -139,7 +140,7 @@ def read_selftest(path):
 
 
 def model_cycles(runs, meta):
-    """runs with the derived counter column model_cycles (bench/model.py)
+    """runs with the derived counter column model_cycles (lib/model.py)
     when meta.json has the model's penalties: a number where every figure
     it needs is one, else the first textual marker (not-counted), empty
     where the run has no figures."""

@@ -100,7 +100,7 @@ class Loadfile:
 
 def predict(ticks, loadfile):
     """The figures of one run (see the module docstring) from its tbench
-    status lines (bench.console.tbench_ticks), or None when it has fewer
+    status lines (lib.format.console.tbench_ticks), or None when it has fewer
     than two measured ones."""
     measured = [t for t in ticks if t.phase == "execute"]
     warmup = [t for t in ticks if t.phase == "warmup"]

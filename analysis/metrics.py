@@ -12,15 +12,15 @@ Every metric is a per-run figure, higher is better:
 
 The headline metric is the one the verdict, the first table and the first
 plot use: operations per second under icount; MB/s on kvm and tcg, as in
-2011, with operations per second beside it (bench/schema.py MODES, with
+2011, with operations per second beside it (lib/format/schema.py MODES, with
 the metrics' names and units).
 """
 
-from bench import schema
+from lib.format import schema
 
 
 def names():
-    """The throughput metrics (bench/schema.py), in their order."""
+    """The throughput metrics (lib/format/schema.py), in their order."""
     return list(schema.THROUGHPUT)
 
 

@@ -1,7 +1,7 @@
 """REPORT.md's "Modelled hardware cost": what `bench/run --model` counted.
 
 The plugin's model (bench/plugin/README.md, "Model"; parameters in
-meta.json's "model", bench/model.py) gives per tbench operation the
+meta.json's "model", lib/model.py) gives per tbench operation the
 mispredictions, BTB misses, L1I and L1D misses and static-key word
 accesses of each kernel, and analysis turns them into modelled cycles =
 instructions + penalty x events (analysis/load.py). Every figure here is a
@@ -9,7 +9,8 @@ model's, labelled so: not a measurement of any CPU.
 """
 from analysis import fmt as F
 from analysis.view import comparisons, head, metric
-from bench import model, schema
+from lib import model
+from lib.format import schema
 
 # Rows of the per-operation table: (title, runs.csv columns summed).
 ROWS = [
@@ -101,7 +102,7 @@ def _parts_table(st, penalties):
 
 
 def validation(selftest):
-    """The known-answer rows of selftest.csv (bench/knownanswers.py) as a
+    """The known-answer rows of selftest.csv (bench/model/knownanswers.py) as a
     table by variant, or a line saying there are none."""
     if selftest is None or selftest.empty:
         return "No selftest in this results dir: the model's known " \
@@ -120,7 +121,7 @@ def validation(selftest):
         table.append(["`%s`" % name[len("model."):]] + cells)
     return ("Known answers, checked in every selftest boot with the same "
             "model (the static-key module's loops, per iteration; "
-            "bench/knownanswers.py has the bounds):\n\n"
+            "bench/model/knownanswers.py has the bounds):\n\n"
             + F.table(["selftest.csv `model.*`"]
                       + ["`%s`" % v for v in variants], table))
 

@@ -5,7 +5,7 @@ Linux commit d430d3d7e646 (2011-03-16): "I ran a series of 'tbench 20' runs
 5 times (with reboots) for 3 configurations, where tracepoints were
 disabled." Only the averages were published (no spread, no hardware named).
 """
-from bench import schema
+from lib.format import schema
 
 SOURCE = ("Jason Baron, Linux commit d430d3d7e646 \"jump label: Introduce "
           "static_branch() interface\" (2011-03-16): tbench 20, 5 runs per "

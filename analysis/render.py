@@ -12,7 +12,7 @@ from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
                            metric, unit)
 from analysis.verdict import answer, nested, verdicts
 from analysis import hosts, modelcost
-from bench import schema
+from lib.format import schema
 
 VS_BASE = "% change vs " + reference.BASELINE
 PLOTS = [

@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis import explain, facts, hosts, metrics, reference, stats
 from analysis.load import split_counter
-from bench import schema
+from lib.format import schema
 
 STEAL_WARN_PCT = 1.0
 MIN_RUNS_2011 = reference.RUNS_2011
@@ -39,7 +39,7 @@ SUMMARY_COLUMNS = [
     "marker", "mde_pct"]
 
 
-# Per-run figures compared as they are (bench/schema.py METRICS;
+# Per-run figures compared as they are (lib/format/schema.py METRICS;
 # analysis/metrics.py: which one is the headline).
 RAW_METRICS = tuple(m.name for m in schema.METRICS)
 

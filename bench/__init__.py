@@ -1,7 +1,5 @@
-"""jlbench bench runner: boots each kernel variant in QEMU and records runs.
+"""jlbench's runner: boots each kernel in QEMU and records every try.
 
-Modules: plan (rounds, orders, seeds, resume), qemu (command lines),
-accel (which accelerator), console (parse a serial console log), counts
-(TCG plugin output), execute (one QEMU process), results (results dir),
-hostinfo (meta.json facts), runner (the loop), cli (options), log.
+Packages, lowest first (bench/README.md draws the layering): guest, model,
+tries, replay, session. The results format they write is lib/format.
 """

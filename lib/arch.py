@@ -2,9 +2,9 @@
 """The guest architectures jlbench builds, verifies, packs and boots.
 
 One record per architecture: kernel-variants/build, kernel-variants/verify.py,
-kernel-variants/module/build, guest-image/build, bench/qemu.py and lib/deps
-all read this table. Adding an architecture is one record here plus its
-Kconfig fragment kernel-variants/config/<name>.config.
+kernel-variants/module/build, guest-image/build, bench/guest/qemu.py and
+lib/deps all read this table. Adding an architecture is one record here
+plus its Kconfig fragment kernel-variants/config/<name>.config.
 
   arch.py names                  the architectures, one a line
   arch.py shell NAME             the record as a bash associative array body:
@@ -76,6 +76,11 @@ class Arch:
         """The arch's part of cache names ("" for an untagged arch)."""
         return self.name if self.tagged else ""
 
+    @property
+    def name_prefix(self):
+        """The arch's prefix of file and cache names: "" or "<tag>-"."""
+        return self.tag and self.tag + "-"
+
     def tool(self, name):
         """The binutils or gcc command for this arch (objdump, nm, ...)."""
         return self.cross + name
@@ -99,7 +104,7 @@ class Arch:
             "cross": self.cross, "cc": self.tool("gcc"),
             "make_vars": " ".join(self.make_vars),
             "image": self.image, "configs": " ".join(self.configs),
-            "tag": self.tag, "name_prefix": self.tag and self.tag + "-",
+            "tag": self.tag, "name_prefix": self.name_prefix,
             "hash_tag": self.tag and "arch=" + self.tag,
             "gcc_package": self.gcc_package,
             "binutils_package": self.binutils_package,

@@ -1,6 +1,6 @@
 """Reading a kernel's vmlinux: its symbols, its bytes at an address and
 its jump table (kernel-variants/verify.py checks builds with them,
-bench/keywords.py finds the static-key words). Each takes the arch record
+bench/model/keywords.py finds the static-key words). Each takes the arch record
 (lib/arch.py) whose binutils read the file and whose jump table format
 applies.
 """

@@ -14,7 +14,7 @@ import pytest
 from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from bench import rawtry  # noqa: E402
+from lib.format import rawtry  # noqa: E402
 
 FIXTURE = ROOT / "results" / "20261203T092958Z-fb1efce"
 COMMITTED = sorted(p for p in (ROOT / "results").iterdir()

@@ -1,4 +1,4 @@
-"""REPORT.md's selftest table with the count.* rows of bench/regions.py:
+"""REPORT.md's selftest table with the count.* rows of bench/model/regions.py:
 labels, order, the note, and cells that are not numbers (the full report
 with counted rows is in the golden file, tests/golden/REPORT-icount.md).
 """

@@ -9,7 +9,7 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
 from analysis import loadfile, metrics  # noqa: E402
-from bench import console  # noqa: E402
+from lib.format import console  # noqa: E402
 
 SMALL = ROOT / "tests" / "fixtures" / "analysis" / "loadfile-small.txt"
 # Payload per line, as dbench 4.0 counts it (child.c, sockio.c):

@@ -1,4 +1,5 @@
-"""bench/accel.py: which accelerator auto picks, with injected host state."""
+"""bench/guest/accel.py: which accelerator auto picks, with injected host
+state."""
 import os
 import sys
 
@@ -7,7 +8,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench import accel  # noqa: E402
+from bench.guest import accel  # noqa: E402
 
 
 def host(tmp_path, module=None, dev=True):

@@ -1,4 +1,4 @@
-"""bench/boot.py: the one boot path (kernel command line, QEMU command,
+"""bench/guest/boot.py: the one boot path (kernel command line, QEMU command,
 raw files, stopping, guest slots with retries), with the stand-in QEMU
 (tests/fixtures/bench/stand-in-qemu)."""
 import os
@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench import boot, qemu  # noqa: E402
+from bench.guest import boot, qemu  # noqa: E402
 
 STANDIN = str(ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu")
 

@@ -1,4 +1,4 @@
-"""bench/console.py: result blocks and kernel trouble in console logs."""
+"""lib/format/console.py: result blocks and kernel trouble in console logs."""
 import sys
 
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench import console  # noqa: E402
+from lib.format import console  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "bench"
 

@@ -1,4 +1,4 @@
-"""bench/execute.py: timeouts, grace after the result block, kill by pid.
+"""bench/guest/execute.py: timeouts, grace after the result block, kill by pid.
 
 The QEMU process is replaced by small Python programs that write a console
 log and exit, hang, or ignore SIGTERM: this tests the process handling
@@ -11,7 +11,7 @@ import time
 from conftest import ROOT, PYTHON
 
 sys.path.insert(0, str(ROOT))
-from bench import execute  # noqa: E402
+from bench.guest import execute  # noqa: E402
 
 
 def program(body):

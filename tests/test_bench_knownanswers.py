@@ -1,4 +1,4 @@
-"""bench/knownanswers.py: the model's figures per loop iteration from
+"""bench/model/knownanswers.py: the model's figures per loop iteration from
 plugin regions, and the known-answer verdict.
 
 Synthetic reports here; bench/selftest's use of them is in
@@ -12,7 +12,8 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench import knownanswers as ka, regions  # noqa: E402
+from bench.model import regions  # noqa: E402
+from bench.model import knownanswers as ka  # noqa: E402
 
 N = 10000
 BLOCK = {"selftest.jlbench_static_key.count_iters": str(N)}
@@ -181,10 +182,10 @@ def test_the_regions_tables_agree():
     rows = dict(re.findall(r"^\| (\d+)/\d+ \| (.*)$", readme, re.M))
     assert sorted(rows, key=int) == ["1", "3", "5", "7", "9", "11"]
     for loop, rid in regions.REGIONS:
-        assert "bench/regions.py" in rows[str(rid)], rid
+        assert "bench/model/regions.py" in rows[str(rid)], rid
     for f in ka.FIGURES:
         row = rows[str(f.region)]
-        assert "bench/knownanswers.py" in row, f
+        assert "bench/model/knownanswers.py" in row, f
         if f.answer:
             want = ("< %g" % f.answer.hi if f.answer.hi_open else
                     "%g..%g" % (f.answer.lo, f.answer.hi))

@@ -22,9 +22,11 @@ from test_bench_execute import gone
 from test_bench_run import RUN, rows
 
 sys.path.insert(0, str(ROOT))
-from bench import identity, parallel, results, runner  # noqa: E402
-from bench.plan import Run  # noqa: E402
-from bench.log import Log  # noqa: E402
+from bench.guest import parallel  # noqa: E402
+from bench.tries import runner  # noqa: E402
+from bench.tries.plan import Run  # noqa: E402
+from lib.format import identity, results  # noqa: E402
+from lib.log import Log  # noqa: E402
 
 setup = test_bench_run.setup      # the fixture: builds, image, stand-in
 ICOUNT = ["--no-aa", "--accel", "icount", "--seconds", "1", "--no-plugin",
@@ -249,7 +251,7 @@ def test_progress_line_and_eta():
 def test_bench_parallel_times_both_legs_and_checks_identity(setup):
     tmp, base, env, _ = setup
     env = parallel_env(env, tmp, STANDIN_SLEEP="1")
-    tool = str(ROOT / "bench" / "bench-parallel")
+    tool = str(ROOT / "bench" / "timing" / "bench-parallel")
     args = [tool, "--builds", base[2], "--initramfs", base[4],
             "--results-root", str(tmp / "bp"), "--boots", "2",
             "--seconds", "1", "--no-aa", "--no-plugin"]

@@ -4,7 +4,7 @@ by side, give the same bits.
 One short icount plan (two kernels, two seeds, 3 s of tbench with 2
 clients) runs with --jobs 1 and again with --jobs 2. Every run's measured
 runs.csv cells, per-second samples and branch-count plugin report must be
-identical per (label, perturb_seed) (bench/identity.py), and so must the
+identical per (label, perturb_seed) (lib/format/identity.py), and so must the
 serial consoles. Kernels and image come from conftest's smoke fixtures;
 the test holds /tmp/jlbench-cpu.lock, so it never overlaps a kernel build.
 """
@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT, cpu_lock, run
 
 sys.path.insert(0, str(ROOT))
-from bench import identity  # noqa: E402
+from lib.format import identity  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

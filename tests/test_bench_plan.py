@@ -1,4 +1,4 @@
-"""bench/plan.py: balanced rounds, paired seeds, resume bookkeeping."""
+"""bench/tries/plan.py: balanced rounds, paired seeds, resume bookkeeping."""
 import collections
 import sys
 
@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench import plan  # noqa: E402
+from bench.tries import plan  # noqa: E402
 
 LABELS = [("jump-label", "jump-label"), ("atomic-read", "atomic-read"),
           ("plain-read", "plain-read")]

@@ -1,4 +1,4 @@
-"""bench/qemu.py: the command line of each accelerator mode."""
+"""bench/guest/qemu.py: the command line of each accelerator mode."""
 import shlex
 import sys
 
@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench import qemu  # noqa: E402
+from bench.guest import qemu  # noqa: E402
 
 
 def guest(plugin=None):

@@ -1,4 +1,4 @@
-"""bench/regions.py: exact counts per loop iteration from plugin regions.
+"""bench/model/regions.py: exact counts per loop iteration from plugin regions.
 
 Synthetic reports here; a real report of a smoke-kernel selftest boot is
 in test_bench_selftest.py, real boots in test_module_boot.py.
@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench import regions  # noqa: E402
+from bench.model import regions  # noqa: E402
 
 N = 1000
 BLOCK = {"selftest.jlbench_static_key.count_iters": str(N)}

@@ -1,4 +1,4 @@
-"""bench/results.py, bench/counts.py and bench/inputs.py."""
+"""lib/format/results.py, lib/format/counts.py and bench/tries/inputs.py."""
 import csv
 import gzip
 import json
@@ -10,7 +10,8 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench import console, counts, inputs, plan, results, schema  # noqa: E402
+from bench.tries import inputs, plan  # noqa: E402
+from lib.format import console, counts, results, schema  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "bench"
 RUN = plan.Run(3, 1, 3, "jump-label", "jump-label", 77, 20)

@@ -19,9 +19,10 @@ import pytest
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from bench import plan, results, runner  # noqa: E402
-from bench.inputs import read_builds, read_images  # noqa: E402
-from bench.log import Log  # noqa: E402
+from bench.tries import plan, runner  # noqa: E402
+from bench.tries.inputs import read_builds, read_images  # noqa: E402
+from lib.format import results  # noqa: E402
+from lib.log import Log  # noqa: E402
 
 STANDIN = ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu"
 RUN = str(ROOT / "bench" / "run")
@@ -298,14 +299,14 @@ def test_bench_overhead_on_a_results_dir(setup):
                 "--accel", "icount", "--boots", "3", "--seconds", "1",
                 "--no-plugin"], env=env)
     d = (tmp / "out").read_text().strip()
-    p = run([str(ROOT / "bench" / "bench-overhead"), d])
+    overhead = str(ROOT / "bench" / "timing" / "bench-overhead")
+    p = run([overhead, d])
     out = p.stdout
     assert "harness overhead per try (icount mode, tbench 1 s)" in out
     assert "spread across perturbation seeds" in out
     # the stand-in's throughput depends on the seed only: every pair is equal
     assert "jump-label     +0.000 %  +- 0.000 %  (n=3)" in out
-    assert run([str(ROOT / "bench" / "bench-overhead"), str(tmp / "no")],
-               check=False).returncode == 2
+    assert run([overhead, str(tmp / "no")], check=False).returncode == 2
 
 
 def test_tbench_runs_refuse_builds_of_another_arch(setup):

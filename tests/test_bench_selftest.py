@@ -14,7 +14,9 @@ import pytest
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from bench import console, knownanswers, selftest  # noqa: E402
+from bench.model import knownanswers  # noqa: E402
+from bench.session import selftest  # noqa: E402
+from lib.format import console  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "bench"
 REAL = FIX / "real-selftest-jump-label.log"

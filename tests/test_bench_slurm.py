@@ -6,7 +6,7 @@ by pid at the end. The stand-in QEMU (tests/fixtures/bench/) makes the
 bookkeeping tests take seconds: plan, pairing, retries, rows merged in
 plan order, Ctrl-C, --resume, lost tasks. The integration test boots the
 smoke kernels with --executor local and --executor slurm and requires the
-same bits per run (bench/identity.py).
+same bits per run (lib/format/identity.py).
 """
 import contextlib
 import csv
@@ -26,8 +26,9 @@ import test_bench_run
 from test_bench_run import RUN, rows
 
 sys.path.insert(0, str(ROOT))
-from bench import identity, slurm, slurmtask  # noqa: E402
-from bench.plan import Run  # noqa: E402
+from bench.tries import slurm, slurmtask  # noqa: E402
+from bench.tries.plan import Run  # noqa: E402
+from lib.format import identity  # noqa: E402
 
 CLUSTER = str(ROOT / "tests" / "slurm" / "cluster")
 PLAN = ["--accel", "icount", "--boots", "2", "--seconds", "1", "--seed", "5",
@@ -200,7 +201,7 @@ def test_usage_errors_and_a_local_path_with_remote_nodes(setup, tmp_path):
 
 
 def test_rows_merge_in_plan_order_once(tmp_path):
-    from bench import results
+    from lib.format import results
     d = results.ResultsDir.create(str(tmp_path / "r"), [])
     os.makedirs(slurmtask.folder(d.path, "rows"))
     for index, t in ((3, 1), (1, 2), (2, 1), (1, 1)):

@@ -6,7 +6,7 @@ branch-count plugin when it builds) runs with --executor local (--jobs 2)
 and again with --executor slurm on tests/slurm/cluster's nodes n1 and n2
 (one CPU each). Every run's measured runs.csv cells, per-second samples and
 plugin report must be identical per (label, perturb_seed)
-(bench/identity.py), and so must the serial consoles; the Slurm rows must
+(lib/format/identity.py), and so must the serial consoles; the Slurm rows must
 name both nodes. The test holds /tmp/jlbench-cpu.lock, so it never
 overlaps a kernel build, and prints both wall times.
 """
@@ -21,7 +21,7 @@ from conftest import ROOT, cpu_lock, run
 import test_bench_slurm
 
 sys.path.insert(0, str(ROOT))
-from bench import identity  # noqa: E402
+from lib.format import identity  # noqa: E402
 
 pytestmark = pytest.mark.integration
 cluster = test_bench_slurm.cluster

@@ -1,4 +1,4 @@
-"""bench/schema.py is the one description of the results format: the
+"""lib/format/schema.py is the one description of the results format: the
 documents, the plugin, the fixtures and the committed results dirs agree
 with it."""
 import csv
@@ -10,7 +10,8 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
-from bench import counts, qemu, results, schema  # noqa: E402
+from bench.guest import qemu  # noqa: E402
+from lib.format import counts, results, schema  # noqa: E402
 import synth  # noqa: E402
 
 FORMATS = ROOT / "bench" / "FORMATS.md"
@@ -29,8 +30,8 @@ def test_formats_md_tables_are_the_schemas():
         assert marker in text, "bench/FORMATS.md lacks %r" % marker
         got = text.split(marker, 1)[1].split("\n\n", 1)[0]
         assert got == table, (
-            "bench/FORMATS.md's %s table is not bench/schema.py's: paste "
-            "the output of `python3 -m bench.schema` under %r"
+            "bench/FORMATS.md's %s table is not lib/format/schema.py's: paste "
+            "the output of `python3 -m lib.format.schema` under %r"
             % (title, marker))
 
 
@@ -42,7 +43,8 @@ def test_every_mode_describes_itself_fully():
                       "headline_why", "plot_title"):
             assert getattr(m, field).strip(), (m.name, field)
     assert schema.RUN_MODES == ("kvm", "tcg", "icount")
-    # the accelerators bench/qemu.py boots are the modes runs.csv may hold
+    # the accelerators bench/guest/qemu.py boots are the modes runs.csv may
+    # hold
     assert set(qemu.MODES) == set(schema.RUN_MODES)
     # README describes each mode and quotes the nested one's heading
     readme = (ROOT / "README.md").read_text()

@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT, SMOKE_VARIANTS as VARIANTS, cpu_lock, run
 
 sys.path.insert(0, str(ROOT))
-from bench import console  # noqa: E402
+from lib.format import console  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -187,7 +187,7 @@ def test_perturbation_seed_under_icount(builds, image, tmp_path):
 
 
 def test_bench_boot_script(builds, image):
-    p = run([str(ROOT / "guest-image" / "bench-boot"), "--kernel",
+    p = run([str(ROOT / "bench" / "timing" / "bench-boot"), "--kernel",
              os.path.join(builds["jump-label"], "bzImage"), "--image", image,
              "--runs", "1"])
     lines = p.stdout.splitlines()

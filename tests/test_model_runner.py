@@ -1,5 +1,5 @@
-"""bench/run --model on the runner's side: parameters (bench/model.py), the
-static-key words (bench/keywords.py), the plugin's command line, runs.csv
+"""bench/run --model on the runner's side: parameters (lib/model.py), the
+static-key words (bench/model/keywords.py), the plugin's command line, runs.csv
 columns and REPORT.md's "Modelled hardware cost" from a synthetic results
 dir with known figures."""
 import sys
@@ -14,7 +14,11 @@ import synth  # noqa: E402
 
 from analysis import load, modelcost  # noqa: E402
 from test_analysis import AR, JL, PER_OP  # noqa: E402
-from bench import cli, keywords, model, qemu, schema  # noqa: E402
+from bench.guest import qemu  # noqa: E402
+from bench.model import keywords  # noqa: E402
+from bench.session import cli  # noqa: E402
+from lib import model  # noqa: E402
+from lib.format import schema  # noqa: E402
 
 
 def test_settings_defaults_and_overrides():

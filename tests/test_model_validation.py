@@ -4,9 +4,9 @@ known answers, on real smoke kernels (issue 16's validation).
 bench/selftest boots the atomic-read and the jump-label smoke kernels in
 selftest mode under icount with the plugin's model on (model=on, its
 default parameters); the static-key module (kernel-variants/module/bench.c)
-runs its loops in regions, and bench/knownanswers.py turns them into
+runs its loops in regions, and bench/model/knownanswers.py turns them into
 modelled events per iteration. The bounds below are the spec's, restated
-here rather than taken from bench/knownanswers.py, so that a change there
+here rather than taken from bench/model/knownanswers.py, so that a change there
 cannot move them. In atomic-read the key-off and key-on checks are a real
 Jcc that always goes the same way (in jump-label a NOP and a JMP).
 

@@ -11,7 +11,7 @@ fixtures: the same cache as the other integration tests):
             a nested boot costs a minute, mostly its slow serial console).
 Then analysis/analyze and analysis/report on the host, whose mode line must
 say that the kvm figures come from an emulated machine. The whole test
-takes several minutes (README: "The kvm path, nested").
+takes several minutes (docs/nested.md).
 """
 import csv
 import glob

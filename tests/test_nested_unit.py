@@ -9,7 +9,10 @@ from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
 from analysis import facts, render, verdict, view  # noqa: E402
-from bench import accel, cli, hostinfo, schema, session  # noqa: E402
+from bench.guest import accel  # noqa: E402
+from bench.session import cli, session  # noqa: E402
+from lib import hostinfo  # noqa: E402
+from lib.format import schema  # noqa: E402
 
 NESTED = str(ROOT / "tests" / "nested" / "run")
 STANDIN = str(ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu")

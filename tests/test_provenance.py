@@ -1,8 +1,9 @@
-"""bench/provenance.py, bench/replay.py and the reproduce.sh they serve,
-with the stand-in QEMU (tests/fixtures/bench/) and hand-made builds: what
-a results dir records, portable paths, the command-line rewrite, the
-rerun's comparison (PASS, and FAIL naming each figure that differs). The
-real rebuild and rerun from a clean clone: test_reproduce.py."""
+"""bench/replay/provenance.py, bench/replay/replay.py and the reproduce.sh
+they serve, with the stand-in QEMU (tests/fixtures/bench/) and hand-made
+builds: what a results dir records, portable paths, the command-line
+rewrite, the rerun's comparison (PASS, and FAIL naming each figure that
+differs). The real rebuild and rerun from a clean clone: test_reproduce.py.
+"""
 import csv
 import gzip
 import importlib.util
@@ -18,7 +19,9 @@ import pytest
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from bench import hostinfo, identity, provenance, replay  # noqa: E402
+from bench.replay import provenance, replay  # noqa: E402
+from lib import hostinfo  # noqa: E402
+from lib.format import identity  # noqa: E402
 
 STANDIN = ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu"
 RUN = str(ROOT / "bench" / "run")
@@ -84,7 +87,7 @@ def made(setup):
 
 
 def rerun(d, tmp, env, *extra):
-    return run([sys.executable, "-m", "bench.replay", "rerun", d,
+    return run([sys.executable, "-m", "bench.replay.replay", "rerun", d,
                 "--builds", str(tmp / "builds.tsv"), "--image",
                 str(tmp / "cache" / "initramfs" / "img.cpio.gz"),
                 "--out", str(tmp / "rerun")] + list(extra), env=env,
@@ -300,11 +303,12 @@ def test_git_diff_holds_untracked_files_but_results(tmp_path):
 
 
 def test_the_template_is_not_a_results_dirs_script(tmp_path):
-    shutil.copy(ROOT / "bench" / "reproduce-template.sh",
+    shutil.copy(ROOT / "bench" / "replay" / "reproduce-template.sh",
                 tmp_path / "reproduce.sh")
     p = subprocess.run(["bash", str(tmp_path / "reproduce.sh")],
                        capture_output=True, text=True, check=False)
-    assert p.returncode == 1 and "bench/reproduce-template.sh" in p.stderr
+    assert p.returncode == 1 \
+        and "bench/replay/reproduce-template.sh" in p.stderr
     p = subprocess.run(["bash", str(tmp_path / "reproduce.sh"), "--run",
                         "x"], capture_output=True, text=True, check=False)
     assert p.returncode == 2

@@ -69,7 +69,7 @@ def test_report_of_smoke_kernels_says_it_is_a_quick_answer(tmp_path):
 
 
 def test_bench_coldstart_usage():
-    tool = str(ROOT / "bench" / "bench-coldstart")
+    tool = str(ROOT / "bench" / "timing" / "bench-coldstart")
     assert "empty cache" in run([tool, "--help"]).stdout
     p = run([tool, "--bogus"], check=False)
     assert p.returncode == 2 and "unknown option '--bogus'" in p.stderr

@@ -1,0 +1,360 @@
+"""What defines a run, kept in its results dir.
+
+record() runs once, when bench/run creates a results dir, and writes there
+
+  provenance/provenance.json   what follows, and the git state
+  provenance/kernels/<v>.config, <v>.build.json
+                  of each kernel the run boots or whose modules its
+                  initramfs carries
+  provenance/patches/          the patch series (series + patches) the
+                               kernels were built from
+  provenance/git.diff          the checkout's uncommitted changes, untracked
+                               files included (but results/), when dirty
+  reproduce.sh                 bench/replay/reproduce-template.sh, filled in
+
+Nothing in it names a path of the machine that ran it. reproduce.sh checks
+out the recorded commit, rebuilds those kernels and the initramfs, and
+calls bench/replay/replay.py (from that checkout) to check them and rerun
+a try.
+`python3 -m bench.replay.provenance scrub DIR...` rewrites the meta.json and
+sites/*.txt of older dirs with portable paths.
+"""
+import gzip
+import importlib.util
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import zlib
+
+from lib import hostinfo
+from lib.format import rawtry
+
+DIR = "provenance"
+SCRIPT = "reproduce.sh"
+TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "reproduce-template.sh")
+BEGIN = "# BEGIN RUN DEFINITION"
+END = "# END RUN DEFINITION"
+MODULES = "lib/modules/jlbench/"
+# Untracked files bigger than this stay out of git.diff (and are named).
+UNTRACKED_MAX = 1 << 20
+
+
+class Problem(Exception):
+    """The results dir or the rebuilt inputs cannot give the try again."""
+
+
+def _cpio_names(data):
+    """The member names of a newc cpio archive, None when it is not one."""
+    names, off = [], 0
+    try:
+        while off + 110 <= len(data):
+            if data[off:off + 6] not in (b"070701", b"070702"):
+                return None
+            field = [int(data[off + 6 + 8 * i:off + 14 + 8 * i], 16)
+                     for i in range(13)]
+            size, namesize = field[6], field[11]
+            name = data[off + 110:off + 110 + namesize - 1].decode(
+                errors="replace")
+            off += 110 + namesize
+            off += -off % 4
+            if name == "TRAILER!!!":
+                return names
+            names.append(name.lstrip("/"))
+            off += size
+            off += -off % 4
+    except ValueError:
+        return None
+    return None
+
+
+def image_variants(path):
+    """The variants whose modules the initramfs at path carries (sorted),
+    None when it cannot be read (not a gzip'd or plain newc cpio)."""
+    try:
+        with open(path, "rb") as f:
+            gz = f.read(2) == b"\x1f\x8b"
+        with (gzip.open if gz else open)(path, "rb") as f:
+            data = f.read()
+    except (OSError, EOFError, zlib.error):
+        return None
+    names = _cpio_names(data)
+    if names is None:
+        return None
+    return sorted({n[len(MODULES):].split("/")[0] for n in names
+                   if n.startswith(MODULES) and "/" in n[len(MODULES):]})
+
+
+def _kconfig():
+    path = os.path.join(hostinfo.ROOT, "kernel-variants", "kconfig.py")
+    spec = importlib.util.spec_from_file_location("jlbench_kconfig", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def series(patches_dir):
+    """(series hash as kernel-variants/build computes it, patch names)."""
+    with open(os.path.join(patches_dir, "series"), "rb") as f:
+        text = f.read()
+    names = [ln for ln in text.decode().splitlines()
+             if ln and not ln.startswith("#")]
+    parts = [text]
+    for n in names:
+        with open(os.path.join(patches_dir, n), "rb") as f:
+            parts.append(f.read())
+    return _kconfig().content_hash(parts), names
+
+
+def _git(root, *args):
+    p = subprocess.run(["git"] + list(args), cwd=root, capture_output=True,
+                       timeout=60, check=False)
+    return p.returncode, p.stdout
+
+
+def git_diff(root):
+    """(the checkout's changes against HEAD as a `git apply`able binary
+    diff, untracked files included, untracked paths left out). Untracked
+    files under results/ (the results dirs themselves) and those bigger
+    than UNTRACKED_MAX are left out."""
+    rc, diff = _git(root, "diff", "HEAD", "--binary")
+    if rc != 0:
+        raise Problem("git diff HEAD failed in %s" % root)
+    rc, out = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
+    left_out = []
+    for name in sorted(x for x in out.decode().split("\0") if x):
+        path = os.path.join(root, name)
+        if name.startswith("results/") or not os.path.isfile(path) or \
+                os.path.getsize(path) > UNTRACKED_MAX:
+            left_out.append(name)
+            continue
+        rc, new = _git(root, "diff", "--no-index", "--binary", "/dev/null",
+                       name)
+        if rc not in (0, 1):
+            left_out.append(name)
+            continue
+        diff += new
+    return diff, left_out
+
+
+def _copy(src, dest, notes, what):
+    try:
+        shutil.copyfile(src, dest)
+        return True
+    except OSError as e:
+        notes.append("%s not recorded: %s" % (what, e.strerror or e))
+        return False
+
+
+def _kernel(b, in_run, prov, notes):
+    """provenance.json's entry of Build b; copies its .config and
+    build.json into prov/kernels/."""
+    src = b.info.get("source") or {}
+    entry = {"hash": b.hash, "variant": b.variant,
+             "config": b.info.get("config"), "arch": b.arch,
+             "series_hash": src.get("series_hash"),
+             "package_version": src.get("version"),
+             "compiler": b.info.get("compiler"), "boots": in_run,
+             "bzimage_sha256": None, "config_file": None,
+             "build_json": None}
+    try:
+        entry["bzimage_sha256"] = rawtry.sha256(b.kernel)
+    except OSError as e:
+        notes.append("%s: bzImage unreadable: %s" % (b.variant, e))
+    for name, key in ((".config", "config_file"),
+                      ("build.json", "build_json")):
+        rel = "kernels/%s.%s" % (b.variant, name.lstrip("."))
+        if _copy(os.path.join(b.dir, name), os.path.join(prov, rel), notes,
+                 "%s's %s" % (b.variant, name)):
+            entry[key] = rel
+    return entry
+
+
+def _patches(prov, kernels, env, notes):
+    """Copy the patch series the kernels were built from into
+    prov/patches/; its entry, or None (with a note) when the series at
+    hand is not theirs."""
+    pdir = env.get("JLBENCH_PATCHES") or os.path.join(
+        hostinfo.ROOT, "kernel-variants", "patches")
+    try:
+        digest, names = series(pdir)
+    except OSError as e:
+        notes.append("patch series not recorded: %s" % e)
+        return None
+    built = sorted({k["series_hash"] for k in kernels.values()
+                    if k["series_hash"]})
+    if built and built != [digest]:
+        notes.append("patch series not recorded: %s has series hash %s, "
+                     "the kernels were built from %s" % (
+                         hostinfo.portable(pdir), digest, ", ".join(built)))
+        return None
+    dest = os.path.join(prov, "patches")
+    os.makedirs(dest, exist_ok=True)
+    for n in ["series"] + names:
+        if not _copy(os.path.join(pdir, n), os.path.join(dest, n), notes,
+                     "patch %s" % n):
+            return None
+    return {"dir": "patches", "series_hash": digest, "patches": names}
+
+
+def _git_state(root, prov, notes):
+    state = hostinfo.git_state(root)
+    out = {"commit": state["commit"], "short": state["short"],
+           "dirty": state["dirty"], "diff": None, "left_out": []}
+    if state["dirty"]:
+        try:
+            diff, out["left_out"] = git_diff(root)
+        except (Problem, OSError, subprocess.TimeoutExpired) as e:
+            notes.append("uncommitted changes not recorded: %s" % e)
+            return out
+        if diff:
+            with open(os.path.join(prov, "git.diff"), "wb") as f:
+                f.write(diff)
+            out["diff"] = "git.diff"
+        else:
+            # only untracked results dirs: the tree is the commit's
+            out["dirty"] = False
+    return out
+
+
+def portable_sites(resdir):
+    """Rewrite the comment lines of resdir/sites/*.txt (jump-sites names
+    the build dir there) with portable paths; the sites stay as they are.
+    Returns the files rewritten."""
+    d = os.path.join(resdir, "sites")
+    done = []
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+        path = os.path.join(d, name)
+        with open(path) as f:
+            lines = f.read().split("\n")
+        fixed = [hostinfo.portable(ln) if ln.startswith("#") else ln
+                 for ln in lines]
+        if fixed != lines:
+            with open(path + ".tmp", "w") as f:
+                f.write("\n".join(fixed))
+            os.replace(path + ".tmp", path)
+            done.append(path)
+    return done
+
+
+def record(resdir, meta, builds, images, root=hostinfo.ROOT, env=None):
+    """Write provenance/ and reproduce.sh into the results dir resdir for
+    the run meta describes; builds, images: bench/tries/inputs.py's Build and
+    Image of the run. Returns provenance.json's content; a piece that
+    cannot be recorded is named in its "notes", never fatal."""
+    env = os.environ if env is None else env
+    prov = os.path.join(resdir, DIR)
+    os.makedirs(os.path.join(prov, "kernels"), exist_ok=True)
+    notes = []
+    run_variants = meta["plan"]["variants"]
+    imgs = {}
+    for v in run_variants:
+        img = images[v]
+        if img.hash not in imgs:
+            imgs[img.hash] = {"hash": img.hash,
+                              "variants": image_variants(img.path),
+                              "for": []}
+        imgs[img.hash]["for"].append(v)
+    needed = set(run_variants)
+    for e in imgs.values():
+        if e["variants"] is None:
+            notes.append("initramfs %s is not a readable cpio: which "
+                         "kernels' modules it carries is unknown" % e["hash"])
+        needed.update(e["variants"] or ())
+    kernels = {}
+    for v in sorted(needed):
+        if v not in builds:
+            notes.append("the initramfs carries modules of %s, which "
+                         "--builds does not list: its kernel is not "
+                         "recorded" % v)
+            continue
+        kernels[v] = _kernel(builds[v], v in run_variants, prov, notes)
+    plugin = (meta.get("plugin") or {}).get("path")
+    doc = {
+        "format": 1,
+        "git": _git_state(root, prov, notes),
+        "kernels": kernels,
+        "patches": _patches(prov, kernels, env, notes),
+        "images": sorted(imgs.values(), key=lambda e: e["for"][0]),
+        "plugin": os.path.basename(plugin) if plugin else None,
+        "mode": meta["accel"]["mode"],
+        "notes": notes,
+    }
+    with open(os.path.join(prov, "provenance.json"), "w") as f:
+        json.dump(hostinfo.portable(doc), f, indent=2, sort_keys=True)
+        f.write("\n")
+    write_script(resdir, doc)
+    portable_sites(resdir)
+    return doc
+
+
+def script_text(doc, template=TEMPLATE):
+    """reproduce.sh for provenance doc: the template with its run
+    definition block filled in."""
+    with open(template) as f:
+        text = f.read()
+    head, sep, rest = text.partition(BEGIN)
+    _, sep2, tail = rest.partition(END)
+    if not sep or not sep2:
+        raise Problem("%s lacks its %r ... %r block" % (template, BEGIN, END))
+    git = doc["git"]
+    lines = [BEGIN + " (written by bench/run)",
+             "# kernels (variant, config, arch, build hash):"]
+    for v, k in sorted(doc["kernels"].items()):
+        lines.append("#   %s %s %s %s" % (v, k["config"], k["arch"],
+                                          k["hash"]))
+    for img in doc["images"]:
+        lines.append("# initramfs %s, modules of: %s" % (
+            img["hash"], " ".join(img["variants"] or ["?"])))
+    lines += ["COMMIT=%s" % shlex.quote(git["commit"] or ""),
+              "DIRTY=%d" % (1 if git["dirty"] else 0),
+              "MODE=%s" % shlex.quote(doc["mode"])]
+    return head + "\n".join(lines) + "\n" + END + tail
+
+
+def write_script(resdir, doc):
+    path = os.path.join(resdir, SCRIPT)
+    with open(path, "w") as f:
+        f.write(script_text(doc))
+    os.chmod(path, 0o755)
+    return path
+
+
+def _json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def scrub(resdir):
+    """Rewrite resdir/meta.json and the comments of sites/*.txt with
+    portable paths; True if anything changed."""
+    path = os.path.join(resdir, "meta.json")
+    meta = _json(path)
+    fixed = hostinfo.portable(meta)
+    if fixed != meta:
+        with open(path + ".tmp", "w") as f:
+            json.dump(fixed, f, indent=2, sort_keys=True)
+            f.write("\n")
+        os.replace(path + ".tmp", path)
+    return bool(portable_sites(resdir)) or fixed != meta
+
+
+def main(argv):
+    if not argv or argv[0] != "scrub" or len(argv) < 2:
+        print("usage: python3 -m bench.replay.provenance scrub RESULTS_DIR...",
+              file=sys.stderr)
+        return 2
+    for d in argv[1:]:
+        try:
+            print("%s: %s" % (d, "rewritten" if scrub(d) else "unchanged"))
+        except (OSError, ValueError) as e:
+            print("error: %s: %s" % (d, e), file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
