@@ -1,4 +1,4 @@
-"""Read a jlbench results dir (format: bench/FORMATS.md) into pandas.
+"""Read a jlbench results dir (format: lib/format/FORMATS.md) into pandas.
 
 Statistics come from runs.csv, samples.csv, meta.json (with each variant's
 build.json under builds.<variant>.build) and the optional selftest.csv (and
@@ -19,7 +19,7 @@ from lib.format import schema
 
 
 class FormatError(Exception):
-    """A results dir that does not match bench/FORMATS.md."""
+    """A results dir that does not match lib/format/FORMATS.md."""
 
 
 def log(stage, msg):
@@ -41,7 +41,7 @@ def read_runs(path, drop_lines=()):
     missing = [c for c in schema.required_columns()
                if c not in df.columns]
     if missing:
-        raise FormatError("%s lacks columns %s (see bench/FORMATS.md)"
+        raise FormatError("%s lacks columns %s (see lib/format/FORMATS.md)"
                           % (path, ", ".join(missing)))
     if df.empty:
         raise FormatError("%s has no runs" % path)

@@ -1,7 +1,7 @@
 """bench/run -> analysis/analyze -> plots/draw -> analysis/report on a
 results dir written by the real runner (with the stand-in QEMU of
 tests/fixtures/bench/, which boots nothing), so the stages agree on the
-formats of bench/FORMATS.md."""
+formats of lib/format/FORMATS.md."""
 import gzip
 import json
 import os

@@ -194,7 +194,7 @@ def test_the_regions_tables_agree():
 
 
 def test_formats_md_names_every_row():
-    text = (ROOT / "bench" / "FORMATS.md").read_text()
+    text = (ROOT / "lib" / "format" / "FORMATS.md").read_text()
     for name in ka.names() + ["model.note"]:
         assert "`%s`" % name in text or name.startswith(
             "model.") and name.endswith("_per_iter"), name

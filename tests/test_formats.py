@@ -14,7 +14,7 @@ from bench.guest import qemu  # noqa: E402
 from lib.format import counts, results, schema  # noqa: E402
 import synth  # noqa: E402
 
-FORMATS = ROOT / "bench" / "FORMATS.md"
+FORMATS = ROOT / "lib" / "format" / "FORMATS.md"
 PLUGIN = ROOT / "bench" / "plugin" / "branches.c"
 
 
@@ -27,11 +27,11 @@ def test_formats_md_tables_are_the_schemas():
     text = FORMATS.read_text()
     for title, table in schema.formats_tables().items():
         marker = "<!-- schema: %s -->\n" % title
-        assert marker in text, "bench/FORMATS.md lacks %r" % marker
+        assert marker in text, "lib/format/FORMATS.md lacks %r" % marker
         got = text.split(marker, 1)[1].split("\n\n", 1)[0]
         assert got == table, (
-            "bench/FORMATS.md's %s table is not lib/format/schema.py's: paste "
-            "the output of `python3 -m lib.format.schema` under %r"
+            "lib/format/FORMATS.md's %s table is not lib/format/schema.py's: "
+            "paste the output of `python3 -m lib.format.schema` under %r"
             % (title, marker))
 
 

@@ -4,13 +4,13 @@ The agent's selftest mode (guest-image/PROTOCOL.md) loads the image's
 modules for the booted kernel: the kernel's test_static_keys and our
 jlbench_static_key (kernel-variants/module), which checks the 2011 static
 branch API and times a guarded loop. Each boot's console goes to
-raw/selftest-<variant>.log (with .qemu-cmd, and .stderr when QEMU wrote
-any) in the results dir, and its `selftest.*` keys to the tidy file
-selftest.csv: `variant,name,value` (bench/FORMATS.md), where analysis/report
-shows them as a per-variant table. Besides the agent's keys, every variant
-gets a row `accel` (the accelerator mode: figures in ns are guest time,
-under icount 4 ns per instruction), `boot` (PASS when the boot gave a
-complete, ok result block and no kernel panic, oops or BUG) and
+raw/selftest-<variant>.log (with .qemu-cmd, and .stderr when QEMU wrote any) in
+the results dir, and its `selftest.*` keys to the tidy file selftest.csv:
+`variant,name,value` (lib/format/FORMATS.md), where analysis/report shows them
+as a per-variant table. Besides the agent's keys, every variant gets a row
+`accel` (the accelerator mode: figures in ns are guest time, under icount 4 ns
+per instruction), `boot` (PASS when the boot gave a complete, ok result block
+and no kernel panic, oops or BUG) and
 `kernel_warnings` (WARN, RCU stall and hung-task lines on the console).
 
 Under icount, x86_64 boots load the branch-count plugin (bench/plugin/,

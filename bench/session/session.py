@@ -264,7 +264,7 @@ def _setup(args, log, chosen, decision):
 
 
 def _meta(args, setup, runs, builds, images, qemu_bin):
-    """meta.json of a new session (without host; bench/FORMATS.md)."""
+    """meta.json of a new session (without host; lib/format/FORMATS.md)."""
     mode, variants, lengths = setup.mode, setup.variants, setup.lengths
     perf_events = [] if args.perf == "none" else args.perf.split(",")
     params = {"mode": "tbench", "clients": args.clients,

@@ -1,7 +1,7 @@
 """The raw files of one try: the runs.csv figures they give, and a manifest.
 
-A try's raw files are raw/<NNN>-<variant>-try<K>.{log,qemu-cmd,stderr,
-counts} (bench/FORMATS.md). derive() turns them into the runs.csv cells the
+A try's raw files are raw/<NNN>-<variant>-try<K>.{log,qemu-cmd,stderr,counts}
+(lib/format/FORMATS.md). derive() turns them into the runs.csv cells the
 console and the plugin report give (status, reason, kernel_warnings, the
 figures) plus the per-second samples. bench/tries/runner.py builds each row
 with it, and analysis/check.py re-derives every row with it, so the row and its

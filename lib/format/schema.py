@@ -3,7 +3,7 @@ counters, the per-run metrics and the accelerator modes.
 
 bench/ writes runs.csv and samples.csv from these tables, analysis/ reads
 and describes them with them, plots/prepare labels its figures with them,
-and tests check bench/FORMATS.md (its tables are
+and tests check lib/format/FORMATS.md (its tables are
 `python3 -m lib.format.schema`'s output) and the test fixtures against them.
 
 Adding a counter of the branch-count plugin (bench/plugin/branches.c) is
@@ -358,7 +358,7 @@ def _code(x):
 
 
 def formats_tables():
-    """{title: Markdown table} of the tables bench/FORMATS.md shows."""
+    """{title: Markdown table} of the tables lib/format/FORMATS.md shows."""
     return {
         "runs.csv columns": _table(
             ["column", "unit", "agent key", "meaning"],
