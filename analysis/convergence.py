@@ -9,8 +9,8 @@ report comes from, and links to it.
 import json
 import os
 
-from analysis import fmt as F
 from analysis import metrics, reference
+from analysis import fmt as F
 
 STATS = "stats.json"
 

@@ -11,9 +11,9 @@ import os
 
 import numpy as np
 
+from analysis import metrics, reference, stats
 from analysis import loadfile as lf
 from analysis import fmt as F
-from analysis import metrics, reference, stats
 from lib.format import console
 
 # (key, what) of the per-run figures compared between labels.
@@ -161,10 +161,13 @@ def section(st):
                      _cell(d["start_line"], 0), _cell(d["end_line"], 0),
                      _cell(d["payload_per_line"], 0),
                      _cell(d["ops_per_s"], 1)])
-    out += [F.table(["label", "n", "MB/s measured", "MB/s predicted",
-                     "MB/s from positions alone", "first second MB/s",
-                     "window start line (est.)", "window end line",
-                     "payload bytes per line", "ops/s"], rows), ""]
+    out += [F.details(
+        "Per label: MB/s measured and predicted, where the window starts "
+        "and ends in the loadfile, payload per line, ops/s",
+        F.table(["label", "n", "MB/s measured", "MB/s predicted",
+                 "MB/s from positions alone", "first second MB/s",
+                 "window start line (est.)", "window end line",
+                 "payload bytes per line", "ops/s"], rows)), ""]
     comps = ex["comparisons"]
     if comps:
         rows = []
@@ -189,9 +192,8 @@ def section(st):
              _cell(r["window_measured_mbps"]),
              _cell(r["window_predicted_mbps"]), _cell(r["window_err_pct"], 2)]
             for r in ex["runs"]]
-    out += ["", "<details><summary>Per run</summary>", "",
-            F.table(["run", "label", "seed", "MB/s measured",
-                     "predicted", "error %", "from positions alone",
-                     "window MB/s measured", "window predicted",
-                     "window error %"], rows), "", "</details>"]
+    out += ["", F.details("Per run", F.table(
+        ["run", "label", "seed", "MB/s measured", "predicted", "error %",
+         "from positions alone", "window MB/s measured",
+         "window predicted", "window error %"], rows))]
     return "\n".join(out)

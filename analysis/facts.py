@@ -1,7 +1,7 @@
 """REPORT.md sections about the run itself: kernels, selftest, drift,
 host and protocol, confounds, method. Values come from the results dir."""
-from analysis import fmt as F
 from analysis import reference
+from analysis import fmt as F
 from lib.format import schema
 
 
@@ -50,8 +50,7 @@ def intro(st, res, rel):
         "Run [`%s`](%s): %s, git commit `%s`%s, from %s to %s." % (
             st["run_id"], rel, runs, git.get("commit", "unknown"),
             " (dirty tree)" if git.get("dirty") else "",
-            meta.get("created_utc") or "?", meta.get("end_utc") or "?")]
-        + config_note(res))
+            meta.get("created_utc") or "?", meta.get("end_utc") or "?")])
 
 
 CONFIG_NOTE = {
@@ -69,14 +68,15 @@ CONFIG_NOTE = {
 
 
 def config_note(res):
-    """A paragraph when the kernels are not the benchmark's full config."""
+    """A paragraph when the kernels are not the benchmark's full config
+    (REPORT.md shows it under the answer), else None."""
     configs = sorted({b.get("config") for b in res.builds.values()} - {None})
     if len(configs) > 1:
-        return ["", "The kernels mix configs (%s): their comparison is not "
-                "meaningful." % ", ".join(configs)]
+        return "The kernels mix configs (%s): their comparison is not " \
+            "meaningful." % ", ".join(configs)
     if configs and configs[0] in CONFIG_NOTE:
-        return ["", CONFIG_NOTE[configs[0]]]
-    return []
+        return CONFIG_NOTE[configs[0]]
+    return None
 
 
 # Counters per op whose difference between a kernel without static-key
@@ -150,10 +150,13 @@ def builds(res):
             jt.get("entries", "?"),
             {True: "yes", False: "**no**"}.get(jt.get("aligned"), "?"),
             _sites(ver)])
-    out = F.table(["kernel", "build hash", "config", "linux-source",
-                   "compiler", "verified", "jump table entries",
-                   "aligned", "disassembled static-key sites"], rows,
-                  "lllllrrrl")
+    out = F.details(
+        "Build hash, config, source, compiler, verification and "
+        "disassembled static-key sites of each kernel",
+        F.table(["kernel", "build hash", "config", "linux-source",
+                 "compiler", "verified", "jump table entries",
+                 "aligned", "disassembled static-key sites"], rows,
+                "lllllrrrl"))
     if failed:
         out += "\n\nFailed verification checks: %s." % "; ".join(failed)
     lacking = sorted(set(res.runs["variant"]) - set(res.builds))
@@ -266,21 +269,26 @@ def arch_selftest(res, arch):
 
 
 def _selftest_table(df):
-    """Checks and figures by variant, in the order first seen."""
+    """Checks and figures by variant, in the order first seen, collapsed
+    under a line that names every FAIL."""
     variants = reference.label_order(df["variant"])
     names = list(dict.fromkeys(df["name"]))
     names = [n for n in names if n not in COUNT_LABELS] + \
         [n for n in COUNT_LABELS if n in names]
-    rows = []
+    rows, failed = [], []
     for n in names:
         row = [COUNT_LABELS.get(n, n)]
         for v in variants:
             hit = df[(df["name"] == n) & (df["variant"] == v)]["value"]
             cell = ", ".join(hit) if len(hit) else "-"
             row.append("**FAIL**" if cell == "FAIL" else cell)
+            if cell == "FAIL":
+                failed.append("%s of %s" % (n, v))
         rows.append(row)
-    return F.table(["check or figure"] + ["`%s`" % v for v in variants],
-                   rows)
+    return F.details(
+        "%d checks and figures of each kernel's selftest boot%s" % (
+            len(rows), "; FAIL: " + ", ".join(failed) if failed else ""),
+        F.table(["check or figure"] + ["`%s`" % v for v in variants], rows))
 
 
 def drift(st):
@@ -329,8 +337,10 @@ def meta(res):
         return "No meta.json in this results dir."
     pairs = []
     _flat("", {k: v for k, v in res.meta.items() if k != "builds"}, pairs)
-    return F.table(["meta.json key", "value"],
-                   [["`%s`" % k, v] for k, v in pairs], "ll")
+    return F.details(
+        "meta.json, every key but builds (%d values)" % len(pairs),
+        F.table(["meta.json key", "value"],
+                [["`%s`" % k, v] for k, v in pairs], "ll"))
 
 
 CONFOUNDS = [
@@ -338,11 +348,11 @@ CONFOUNDS = [
     "code then takes other paths (the netfilter hook early exit, "
     "`sched_feat`, `cfs_bandwidth_used`, netstamp). As in 2011, the "
     "comparison is between the kernels as built with each option.",
-    "Code layout: the three kernels differ in size and alignment, which "
-    "alone can move a benchmark by more than this effect (Mytkowicz et al., "
-    "\"Producing Wrong Data Without Doing Anything Obviously Wrong!\"). "
-    "An A/A control measures boot-to-boot noise of one kernel, not layout "
-    "luck.",
+    "Code layout: the kernels compared here differ in size and alignment, "
+    "which alone can move a benchmark by more than this effect (Mytkowicz "
+    "et al., \"Producing Wrong Data Without Doing Anything Obviously "
+    "Wrong!\"). An A/A control measures boot-to-boot noise of one kernel, "
+    "not layout luck.",
     "The 2011 kernels were built with tracepoints disabled and ran on "
     "unnamed hardware; only averages were published, so 2011's own "
     "uncertainty is unknown.",

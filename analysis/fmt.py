@@ -81,3 +81,11 @@ def table(header, rows, align=None):
         out.append("| " + " | ".join(str(c).replace("|", "\\|")
                                      for c in r) + " |")
     return "\n".join(out)
+
+
+def details(summary, body):
+    """A collapsed block of REPORT.md: summary, plain text, always shown;
+    body, Markdown, shown on a click. The blank lines around body let
+    Markdown inside an HTML block render."""
+    return "<details><summary>%s</summary>\n\n%s\n\n</details>" % (
+        summary, body)

@@ -113,17 +113,23 @@ def validation(selftest):
         return "The selftest boots ran without the model: its known " \
             "answers were not checked here."
     variants = list(dict.fromkeys(rows["variant"]))
-    table = []
+    table, failed = [], []
     for name in dict.fromkeys(rows["name"]):
         cells = [", ".join(rows[(rows["name"] == name)
                                 & (rows["variant"] == v)]["value"]) or "-"
                  for v in variants]
         table.append(["`%s`" % name[len("model."):]] + cells)
+        failed += ["%s of %s" % (name, v) for v, c in zip(variants, cells)
+                   if c == "FAIL"]
     return ("Known answers, checked in every selftest boot with the same "
             "model (the static-key module's loops, per iteration; "
             "bench/model/knownanswers.py has the bounds):\n\n"
-            + F.table(["selftest.csv `model.*`"]
-                      + ["`%s`" % v for v in variants], table))
+            + F.details(
+                "%d known-answer rows of each kernel%s" % (
+                    len(table), "; FAIL: " + ", ".join(failed) if failed
+                    else ""),
+                F.table(["selftest.csv `model.*`"]
+                        + ["`%s`" % v for v in variants], table)))
 
 
 def _parameters(meta):
@@ -165,7 +171,9 @@ def section(st, res):
         "(kernel and user); the CI is across perturbation seeds, paired "
         "like the headline.", "", _cycles_table(st), "",
         head(st, "Model events per tbench operation"), "",
-        _events_table(st), "",
+        F.details("Branches, mispredictions, BTB, L1I and L1D figures and "
+                  "static-key word accesses per operation, by kernel",
+                  _events_table(st)), "",
         head(st, "Where the modelled cycles come from"), "",
         _parts_table(st, meta["penalties"]), "",
         validation(res.selftest), "",

@@ -3,29 +3,22 @@
 Every number comes from the results dir: stats.json (analysis/analyze),
 meta.json (with each build.json) and selftest.csv; the only constants are
 the 2011 figures (analysis/reference.py) and fixed explanatory text.
+
+Layout: the first screen holds the answer (its CI and the A/A noise floor),
+the 2011-vs-here table, the verdict and the main figure (analysis/figures.py);
+then the contents, made from the ## headings the sections emit; then the
+sections, where long tables a reader skims are collapsed (fmt.details).
 """
 import os
+import re
 
 from analysis import configs, convergence, explain, facts, metrics, reference
 from analysis import fmt as F
 from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
                            metric, unit)
+from analysis import figures, hosts, modelcost
 from analysis.verdict import answer, nested, verdicts
-from analysis import hosts, modelcost
 from lib.format import schema
-
-VS_BASE = "% change vs " + reference.BASELINE
-PLOTS = [
-    ("pct_change", VS_BASE + " with 95% CI, and 2011's values"),
-    ("throughput", "Throughput of every run, mean and 95% CI"),
-    ("traces", "Per-second throughput of every run (warm-up marked)"),
-    ("drift", "Run order vs throughput (drift)"),
-    ("branches", "Branches and instructions per tbench operation"),
-    ("history", VS_BASE + " across analysed runs (commits)"),
-    ("convergence", VS_BASE + " by run length"),
-    ("modelled", "Modelled cycles per tbench operation, by source "
-                 "(a model, not hardware)"),
-]
 
 
 def test_cell(c):
@@ -93,9 +86,12 @@ def variant_table(st, group, name):
                      f(d["mean"]), F.val(d["stdev"], 3),
                      F.val(d["cov_pct"], 3), f(d["min"]), f(d["max"]),
                      "[%s, %s]" % (f(d["ci_lo"]), f(d["ci_hi"]))])
-    return F.table(["label", "n", "failed tries", "mean %s" % unit(name),
-                    "stdev", "CoV %", "min", "max", "95% CI of the mean"],
-                   rows)
+    return F.details(
+        "%s of each label: n, failed tries, mean, stdev, CoV, min, max, "
+        "95%% CI" % unit(name),
+        F.table(["label", "n", "failed tries", "mean %s" % unit(name),
+                 "stdev", "CoV %", "min", "max", "95% CI of the mean"],
+                rows))
 
 
 def comparison_table(st, group, name):
@@ -215,7 +211,7 @@ def plots(plots_dir, out_dir, run_id):
                              "are from run %s" % drawn if drawn
                              else "were not drawn"))
         return out
-    for name, title in PLOTS:
+    for name, title in figures.FIGURES:
         svg = os.path.join(plots_dir, name + ".svg")
         if os.path.exists(svg):
             rel = os.path.relpath(svg, out_dir)
@@ -227,8 +223,8 @@ def plots(plots_dir, out_dir, run_id):
 
 
 def arch_sections(res):
-    """A section per other architecture's selftest boots; for s390x, when
-    there are none, a line saying how to get them."""
+    """(heading, body) per other architecture's selftest boots; for s390x,
+    when there are none, a line saying how to get them."""
     out = []
     for arch in sorted(set(res.arch_selftest) | {"s390x"}):
         text = facts.arch_selftest(res, arch)
@@ -236,47 +232,96 @@ def arch_sections(res):
             text = ("No s390x selftest in this results dir "
                     "(`./run_all.sh --s390x`, or bench/selftest with the "
                     "builds of `kernel-variants/build --arch s390x`).")
-        out += ["## %s: the jump label code of seed 004" % arch, "", text,
-                ""]
+        out.append(("%s: the jump label code of seed 004" % arch, text))
     return out
 
 
+def title(st):
+    """The report's title: the kernels this run compares, in 2011's words
+    where 2011 had them (an A/A-only run: the kernel of its twins)."""
+    main = st["groups"]["main"]
+    if main:
+        what = " vs ".join(reference.words(lab) for lab in main)
+    else:
+        what = "A/A control of " + " and ".join(
+            reference.words(v) for v in dict.fromkeys(
+                i.get("variant", i["label"]) for i in st["labels"]))
+    return "# jlbench: %s, tbench" % what
+
+
+def main_figure(plots_dir, out_dir, run_id):
+    """The main figure (analysis/figures.py MAIN) as an image, or the line
+    saying the plots are not this run's."""
+    drawn = plots(plots_dir, out_dir, run_id)
+    if drawn and not drawn[0].startswith("- "):
+        return drawn
+    svg = os.path.join(plots_dir, figures.MAIN + ".svg")
+    if not os.path.exists(svg):
+        return []
+    return ["![%s](%s)" % (dict(figures.FIGURES)[figures.MAIN],
+                           os.path.relpath(svg, out_dir))]
+
+
+def anchors(text):
+    """(level, heading, anchor) of every heading of Markdown text; anchors
+    as GitHub makes them: lower case, punctuation dropped, spaces to
+    hyphens, -1, -2 ... on repeats."""
+    seen, out = {}, []
+    for line in text.splitlines():
+        m = re.match(r"(#+) (.*)$", line)
+        if not m:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", m.group(2).strip().lower()) \
+            .replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.append((len(m.group(1)), m.group(2),
+                    slug if n == 0 else "%s-%d" % (slug, n)))
+    return out
+
+
+def contents(top, body):
+    """The table of contents: a link to every ## section of body."""
+    heads = anchors("\n".join([top, "## Contents", body]))
+    return "\n".join(["## Contents", ""] + [
+        "- [%s](#%s)" % (h, a) for level, h, a in heads
+        if level == 2 and h != "Contents"])
+
+
 def render(res, st, out_path, plots_dir):
-    """The whole REPORT.md text."""
+    """The whole REPORT.md text: first the answer, the verdict and the main
+    figure, then the contents, then the sections."""
     out_dir = os.path.dirname(os.path.abspath(out_path))
     rel = os.path.relpath(res.path, out_dir)
     st = dict(st, nested=facts.nested(res.meta))
-    first = plots(plots_dir, out_dir, res.run_id)
-    if first and first[0].startswith("- "):
-        first = ["![%s](%s)" % (VS_BASE, os.path.relpath(
-            os.path.join(plots_dir, "pct_change.svg"), out_dir)), ""] + first
-    parts = [
-        "# jlbench: jump labels vs atomic reads vs plain reads, tbench",
-        "", answer(st), "",
-        facts.intro(st, res, rel),
-        "", table_2011(st, res), "", verdicts(st), "",
-        "## MB/s explained: where in the loadfile the window falls", "",
-        explain.section(st), "",
-        "## Convergence with run length", "",
-        convergence.section(os.path.dirname(res.path), out_dir, plots_dir),
-        "",
-        "## Statistics", "", statistics(st), "",
-        "## Branch counts", "", counters(st), "",
-        "## Kernel configs: more static keys on the path", "",
-        configs.section(res, st, out_dir), "",
-        "## Modelled hardware cost", "", modelcost.section(st, res), "",
-        "## Kernels", "", facts.builds(res), "",
-        "## Static-key selftest and microbenchmark", "", facts.selftest(res),
-        ""] + arch_sections(res) + [
-        "## Drift, steal time and failed runs", "", facts.drift(st), "",
-        "## Warnings", "", facts.warnings(st), "",
-        "## Host, versions and protocol", "",
-        hosts.render(st) + facts.meta(res), "",
-        "## Confounds", "", facts.confounds(st) + modelcost.confound(st),
-        "",
-        "## Plots", ""] + first + [
-        "", "## Method", "", facts.method(st), "",
+    note = facts.config_note(res)
+    top = "\n".join(
+        [title(st), "", answer(st), ""] + ([note, ""] if note else [])
+        + [table_2011(st, res), "", verdicts(st), ""]
+        + main_figure(plots_dir, out_dir, res.run_id))
+    sections = [
+        ("The 2011 experiment and this run", facts.intro(st, res, rel)),
+        ("MB/s explained: where in the loadfile the window falls",
+         explain.section(st)),
+        ("Convergence with run length", convergence.section(
+            os.path.dirname(res.path), out_dir, plots_dir)),
+        ("Statistics", statistics(st)),
+        ("Branch counts", counters(st)),
+        ("Kernel configs: more static keys on the path",
+         configs.section(res, st, out_dir)),
+        ("Modelled hardware cost", modelcost.section(st, res)),
+        ("Kernels", facts.builds(res)),
+        ("Static-key selftest and microbenchmark", facts.selftest(res)),
+    ] + arch_sections(res) + [
+        ("Drift, steal time and failed runs", facts.drift(st)),
+        ("Warnings", facts.warnings(st)),
+        ("Host, versions and protocol", hosts.render(st) + facts.meta(res)),
+        ("Confounds", facts.confounds(st) + modelcost.confound(st)),
+        ("Plots", "\n".join(plots(plots_dir, out_dir, res.run_id))),
+        ("Method", facts.method(st)),
+    ]
+    body = "\n\n".join("## %s\n\n%s" % sec for sec in sections)
+    return "\n\n".join([
+        top, contents(top, body), body,
         "Generated by `analysis/report` from [%s](%s) (runs.csv, "
-        "stats.json, meta.json, raw/ console logs)." % (rel, rel),
-        ""]
-    return "\n".join(parts)
+        "stats.json, meta.json, raw/ console logs)." % (rel, rel)]) + "\n"

@@ -3,8 +3,10 @@ import sys
 
 from conftest import PYTHON, ROOT, run
 
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
+from analysis import figures, render  # noqa: E402
 
 DRAW = str(ROOT / "plots" / "draw")
 ALL = ["throughput", "pct_change", "traces", "drift", "branches", "history"]
@@ -75,3 +77,22 @@ def test_draw_validates_its_options(tmp_path):
                                            "atomic-read": [1.0, 1.2]})
     p = run([DRAW, "--out", str(tmp_path / "p"), d], check=False)
     assert p.returncode == 1 and "analysis/analyze" in p.stderr
+
+
+def test_plots_figures_is_the_one_list(tmp_path):
+    """A NAME.gp per figure of analysis/figures.py and no other; plots/draw
+    takes the names from plots/prepare --list, the report its titles."""
+    gp = sorted(p.stem for p in (ROOT / "plots").glob("*.gp")
+                if p.stem != "common")
+    assert sorted(figures.NAMES) == gp
+    assert figures.MAIN in figures.NAMES
+    listed = run([PYTHON, str(ROOT / "plots" / "prepare"), "--list"])
+    assert listed.stdout.split() == figures.NAMES
+    (tmp_path / "drawn-from.txt").write_text("20261201T000000Z-abc1234\n")
+    (tmp_path / "drift.svg").write_text("<svg/>")
+    lines = render.plots(str(tmp_path), str(tmp_path),
+                         "20261201T000000Z-abc1234")
+    assert lines == [
+        "- [%s](drift.svg) ([PNG](drift.png))" % title if name == "drift"
+        else "- %s: not drawn (no data in this run)." % title
+        for name, title in figures.FIGURES]

@@ -13,7 +13,7 @@ from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis import configs  # noqa: E402
+from analysis import configs, render  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
 PER_OP = synth.GOLDEN_PER_OP
@@ -42,6 +42,65 @@ def check_golden(name, text):
         got.unlink()
 
 
+def inside_details(text, start):
+    """Whether the first line that begins with start is in a <details>
+    block."""
+    depth = 0
+    for line in text.splitlines():
+        if line.startswith(start):
+            return depth > 0
+        depth += line.startswith("<details>") - line.startswith("</details>")
+    raise AssertionError("no line begins with %r" % start)
+
+
+def check_layout(text, figure):
+    """The first screen holds the answer (with its CI and noise floor when
+    the run has an A/A), the 2011-vs-here table, the verdict and the main
+    figure (or the line saying it is not drawn); then the contents, a link
+    per ## section in order; long tables collapsed."""
+    lines = text.splitlines()
+    first = "\n".join(lines[:40])
+    for want in ("**Answer.**", ", 2011 vs here (mode ", "### Verdict",
+                 figure):
+        assert want in first, want
+    assert text.index(figure) < text.index("\n## Contents\n") < \
+        text.index("\n## ", text.index("\n## Contents\n") + 1)
+    toc = text.split("## Contents\n\n")[1].split("\n\n")[0].splitlines()
+    heads = [line[3:] for line in lines
+             if line.startswith("## ") and line != "## Contents"]
+    assert [t.split("](")[0] for t in toc] == ["- [" + h for h in heads]
+    assert "- [MB/s explained: where in the loadfile the window falls]" \
+        "(#mbs-explained-where-in-the-loadfile-the-window-falls)" in toc
+    assert "- [Drift, steal time and failed runs]" \
+        "(#drift-steal-time-and-failed-runs)" in toc
+    # Markdown inside <details> renders only after a blank line
+    for i, line in enumerate(lines):
+        if line.startswith("<details>"):
+            assert line.endswith("</summary>") and lines[i + 1] == "", i
+    assert text.count("<details>") == text.count("</details>")
+    for collapsed in ("| label | n | failed tries | mean ",
+                      "| meta.json key | value |"):
+        assert inside_details(text, collapsed), collapsed
+    if "\n| check or figure |" in text:
+        assert inside_details(text, "| check or figure |")
+    for shown in ("| kernel | 2011 MB/s |", "| comparison | % change ",
+                  "| counter per op |", "Noise floor", "**Answer.**"):
+        if shown in text:
+            assert not inside_details(text, shown), shown
+    assert "three kernels" not in text
+
+
+def test_title_names_the_kernels_of_the_run():
+    st = {"groups": {"main": ["jump-label", "atomic-read", "static-call"],
+                     "aa": ["atomic-read.aa"]}, "labels": []}
+    assert render.title(st) == \
+        "# jlbench: jump labels vs atomic reads vs `static-call`, tbench"
+    st = {"groups": {"main": [], "aa": ["A", "B"]},
+          "labels": [{"label": "A", "variant": "atomic-read"},
+                     {"label": "B", "variant": "atomic-read"}]}
+    assert render.title(st) == "# jlbench: A/A control of atomic reads, tbench"
+
+
 def icount_run(root):
     return synth.make_results(
         str(root / "results"),
@@ -64,6 +123,10 @@ def test_report_icount_matches_golden(tmp_path):
     tool("report", d, "--out", out, "--plots", tmp_path / "plots")
     text = out.read_text()
     check_golden("REPORT-icount.md", text)
+    check_layout(text, "![% change vs atomic-read with 95% CI, and 2011's "
+                 "values](plots/pct_change.svg)")
+    assert "Noise floor (A/A control" in "\n".join(text.split("\n")[:40])
+    assert inside_details(text, "| kernel | build hash |")
     # icount: the verdict and the first table are in operations per second
     assert "complete 0.58% [0.50, 0.66] more tbench operations per second" \
         in text.split("\n")[2]
@@ -97,6 +160,7 @@ def test_report_tcg_without_counters_matches_golden(tmp_path):
     tool("report", d, "--out", out, "--plots", tmp_path / "plots")
     text = out.read_text()
     check_golden("REPORT-tcg.md", text)
+    check_layout(text, "Plots in `plots` were not drawn")
     # tcg: MB/s stays the headline, as in 2011, operations beside it
     assert "| here MB/s, mean [95% CI] |" in text
     assert "ops/s vs atomic [95% CI]" in text
@@ -143,7 +207,7 @@ def test_report_sets_the_distro_run_beside_the_full_one(tmp_path):
     assert "the gain is larger there" in part
     distro_text = tool("report", distro).stdout
     assert "**Distro kernels** (`--config distro`)" in distro_text
-    assert "| `distro` |" in distro_text.split("Kernel configs")[2]
+    assert "| `distro` |" in distro_text.split("## Kernel configs")[1]
 
 
 def test_configs_summary_says_when_the_gains_are_not_resolved():
