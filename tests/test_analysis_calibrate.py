@@ -1,0 +1,69 @@
+"""analysis/calibrate.py: false-positive rate and coverage of a rule by
+resampling a pool of seeds, on pools whose answer is known."""
+import numpy as np
+import pytest
+
+from conftest import ROOT, run
+from analysis import calibrate
+
+COMMITTED = ROOT / "results" / "20261204T002037Z-5f33c7b"
+
+
+def always(significant, lo=-1.0, hi=1.0):
+    """A stand-in rule with a fixed verdict and interval."""
+    p = 0.0 if significant else 1.0
+    return lambda new, base: {"p_t": p, "pct_ci_lo": lo, "pct_ci_hi": hi}
+
+
+def test_known_answers_of_stand_in_rules():
+    pool = np.arange(1.0, 21.0)
+    assert calibrate.false_positive_rate(pool, 5, always(True), 200) == 1.0
+    assert calibrate.false_positive_rate(pool, 5, always(False), 200) == 0.0
+    base = np.full(12, 100.0)
+    new = np.full(12, 101.0)         # +1%: inside [0, 2], outside [2, 3]
+    assert calibrate.coverage(new, base, 5, always(True, 0, 2), 200) == 1.0
+    assert calibrate.coverage(new, base, 5, always(True, 2, 3), 200) == 0.0
+
+
+def test_t_rule_on_normal_seeds_meets_its_promise():
+    rng = np.random.default_rng(1)
+    pool = rng.normal(1000.0, 1.0, 400)
+    fp = calibrate.false_positive_rate(pool, 5, resamples=1000)
+    assert 0.02 <= fp <= 0.08, fp
+    base = rng.normal(1000.0, 1.0, 400)
+    new = base * 1.01 + rng.normal(0.0, 0.5, 400)
+    cov = calibrate.coverage(new, base, 5, resamples=1000)
+    assert 0.92 <= cov <= 0.98, cov
+
+
+def two_mode_pool(seeds=60, share=0.7, gap_pct=0.2, seed=2):
+    """Paired seeds whose gain has two modes gap_pct apart (as the distro
+    run's did), each mode tight."""
+    rng = np.random.default_rng(seed)
+    base = 124600.0 + rng.normal(0.0, 5.0, seeds)
+    mode = rng.random(seeds) < share
+    gain = np.where(mode, 1.0155, 1.0155 - gap_pct / 100.0)
+    return base * gain + rng.normal(0.0, 5.0, seeds), base
+
+
+def test_t_interval_undercovers_two_modes():
+    new, base = two_mode_pool()
+    cov = calibrate.coverage(new, base, 5, resamples=1000)
+    assert cov < 0.85, cov
+
+
+def test_pool_too_small_is_named():
+    with pytest.raises(ValueError, match="needs 10 runs"):
+        calibrate.false_positive_rate(np.arange(8.0), 5)
+    with pytest.raises(ValueError, match="more than 5 paired seeds"):
+        calibrate.coverage(np.arange(5.0), np.arange(5.0), 5)
+
+
+def test_command_on_a_committed_dir():
+    p = run([str(ROOT / "analysis" / "calibrate"), str(COMMITTED), "--n",
+             "2", "--resamples", "200"])
+    assert "A/A false positives, atomic-read       10 runs" in p.stdout
+    assert "coverage, jump-label vs atomic-read    5 seeds" in p.stdout
+    p = run([str(ROOT / "analysis" / "calibrate"), str(COMMITTED)],
+            check=False)
+    assert p.returncode == 1 and "more than 5 paired seeds" in p.stderr
