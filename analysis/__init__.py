@@ -5,4 +5,5 @@ stats (pure statistical functions), load (reads a results dir), summarize
 (per-variant statistics and comparisons -> summary.csv, stats.json), history
 (results/history.csv), render (REPORT.md), reference (2011 figures), figures
 (the one list of plots, read by plots/ too). It reads results dirs with
-lib/format and imports nothing of bench/ (bench/README.md, "Layers"). """
+lib/format and imports nothing of bench/ (bench/README.md, "Layers").
+"""
