@@ -4,6 +4,7 @@ On a mismatch the test writes the rendered text next to the golden file as
 <name>.got (ignored by git) and fails; to accept a deliberate change, set
 JLBENCH_UPDATE_GOLDEN=1 and rerun, then review the diff of tests/golden/.
 """
+import csv
 import difflib
 import os
 import shutil
@@ -269,3 +270,44 @@ def test_compare_prints_benchstat_like_table(tmp_path):
     assert "kernel_branches/op" not in p.stdout
     bad = tool("compare", old, tmp_path / "missing", check=False)
     assert bad.returncode == 2
+
+
+def _set_column(results_dir, column, value, label=None):
+    """Rewrite one runs.csv column (of one label's rows, or all)."""
+    path = os.path.join(results_dir, "runs.csv")
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        if label is None or r["label"] == label:
+            r[column] = value
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def test_compare_names_what_changed_and_marks_same_kernel_env(tmp_path):
+    """The same kernels under another image: differences are the
+    environment's (`env`), never starred; another kernel's are starred."""
+    vals = [40.0, 40.1, 39.9, 40.05, 39.95]
+    old = synth.make_results(str(tmp_path), {"jump-label": vals,
+                                             "atomic-read": vals})
+    new = synth.make_results(str(tmp_path), {
+        "jump-label": [v + 1 for v in vals], "atomic-read": vals},
+        name="20261202T000000Z-def5678")
+    _set_column(new, "image_hash", "feedfacefeedface")
+    p = tool("compare", old, new)
+    assert "- image: " in p.stdout and "-> feedfacefeedface" in p.stdout
+    assert "same kernel in both: atomic-read, jump-label" in p.stdout
+    jl = [line for line in p.stdout.splitlines()
+          if line.startswith("| throughput_mbps | jump-label")][0]
+    assert jl.rstrip().endswith("| env |"), jl
+    assert "env: the same kernel in both dirs" in p.stdout
+    _set_column(new, "kernel_hash", "0123456789abcdef", label="jump-label")
+    p = tool("compare", old, new)
+    assert "other kernel: jump-label " in p.stdout
+    jl = [line for line in p.stdout.splitlines()
+          if line.startswith("| throughput_mbps | jump-label")][0]
+    assert jl.rstrip().endswith("| *** |"), jl
+    p = tool("compare", old, old)
+    assert "what differs: nothing but the runs' own seeds" in p.stdout
