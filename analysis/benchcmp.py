@@ -175,7 +175,7 @@ def what_changed(old, new):
     other = sorted(lab for lab in k_old if lab in k_new and lab not in same)
     env = differences(old, new)
     out = ["what differs:" + ("" if env else
-                               " nothing but the runs' own seeds")]
+                              " nothing but the runs' own seeds")]
     out += ["- " + line for line in env]
     if same:
         out.append("same kernel in both: %s%s" % (", ".join(same), (
