@@ -11,13 +11,18 @@ fixtures: the same cache as the other integration tests):
             a nested boot costs a minute, mostly its slow serial console).
 Then analysis/analyze and analysis/report on the host, whose mode line must
 say that the kvm figures come from an emulated machine. The whole test
-takes several minutes (docs/nested.md).
+takes several minutes (docs/nested.md). When the outer machine stalls
+(tests/nested/run exits 124), the machine is run once more, and the test
+says so (a warning in pytest's summary); a step that fails inside a
+healthy machine is never retried.
 """
 import csv
 import glob
 import json
 import os
 import shlex
+import sys
+import warnings
 
 import pytest
 
@@ -31,6 +36,7 @@ SHORT = ["--no-aa", "--boots", "1", "--seconds", "3", "--clients", "2",
          "--quiet", "--seed", "15"]
 HW_COUNTERS = ("perf_branches", "perf_branch_misses", "perf_instructions",
                "perf_cycles")
+STALLED = 124   # tests/nested/run: the outer machine stalled and was killed
 
 
 def steps(builds, image, out):
@@ -64,19 +70,61 @@ def script(steps_, out):
     return "\n".join(lines) + "\n"
 
 
+class Stalled(UserWarning):
+    """The outer machine stalled and was run again."""
+
+
+def run_machine(attempt, say):
+    """Run the nested machine, once more when it stalled. attempt(n) runs
+    it (n = 1, 2) and returns (status, stall, result): stall is the
+    reason tests/nested/run gave for a stall (its job's `stall` file),
+    else None. A stall is retried once, said with say(); any other end is
+    kept (a step that failed inside a healthy machine would fail again).
+    Returns (status, result, stalls) of the last attempt."""
+    stalls = []
+    for n in (1, 2):
+        status, stall, result = attempt(n)
+        if status != STALLED or stall is None:
+            break
+        stalls.append(stall)
+        if n == 1:
+            say("tests/nested/run: the outer machine stalled (%s); "
+                "retrying it once" % stall)
+    return status, result, stalls
+
+
+def stall_of(status, job):
+    """The reason tests/nested/run gave for a stall, or None."""
+    f = job / "stall"
+    if status != STALLED or not f.exists():
+        return None
+    return f.read_text().strip()
+
+
+def say_stalled(msg):
+    print(msg, file=sys.stderr)
+    warnings.warn(Stalled(msg))
+
+
 @pytest.fixture(scope="module")
 def nested(smoke_builds_tsv, smoke_image, tmp_path_factory):
     """Run the steps in one nested machine; the dir of their outputs."""
-    out = tmp_path_factory.mktemp("nested-out")
-    job = tmp_path_factory.mktemp("nested-job") / "job"
-    path = out / "steps.sh"
-    path.write_text(script(steps(smoke_builds_tsv, smoke_image, str(out)),
-                           str(out)))
-    with cpu_lock():
+
+    def attempt(n):
+        out = tmp_path_factory.mktemp("nested-out")
+        job = tmp_path_factory.mktemp("nested-job") / "job"
+        path = out / "steps.sh"
+        path.write_text(script(steps(smoke_builds_tsv, smoke_image,
+                                     str(out)), str(out)))
         p = run([NESTED, "--rw", str(out), "--job", str(job), "--timeout",
                  "1500", "--", "bash", str(path)], check=False)
-    assert p.returncode == 0, "tests/nested/run exited %d:\n%s" % (
-        p.returncode, p.stderr[-3000:])
+        return p.returncode, stall_of(p.returncode, job), (out, job, p)
+
+    with cpu_lock():
+        status, (out, job, p), stalls = run_machine(attempt, say_stalled)
+    assert status == 0, "tests/nested/run exited %d%s:\n%s" % (
+        status, "".join("; stall %d: %s" % (i, s)
+                        for i, s in enumerate(stalls, 1)), p.stderr[-3000:])
     return out, job
 
 

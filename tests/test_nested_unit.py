@@ -1,11 +1,16 @@
 """The kvm path's nested-machine pieces without booting: the probe's bound,
-the host's nested flag, the report's mode line, tests/nested/run's usage."""
+the host's nested flag, the report's mode line, tests/nested/run's usage,
+its stall watch (on a stand-in outer QEMU) and the nested test's
+retry-once-on-stall."""
+import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 from conftest import ROOT, run
+from test_nested_kvm import STALLED, run_machine, stall_of
 
 sys.path.insert(0, str(ROOT))
 from analysis import facts, render, verdict, view  # noqa: E402
@@ -16,6 +21,7 @@ from lib.format import schema  # noqa: E402
 
 NESTED = str(ROOT / "tests" / "nested" / "run")
 STANDIN = str(ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu")
+OUTER = str(ROOT / "tests" / "fixtures" / "nested" / "outer-qemu")
 
 
 class Thing:
@@ -106,11 +112,145 @@ def test_mode_line_of_a_nested_kvm_run():
 def test_nested_run_help_and_usage_errors(tmp_path):
     p = run([NESTED, "--help"])
     assert "kvm_amd" in p.stdout and "Exit codes" in p.stdout
+    assert "--stall S" in p.stdout and "124 the outer machine" in p.stdout
     for args, msg in ((["--timeout", "x", "true"], "whole seconds"),
                       (["--rw", str(tmp_path / "none"), "true"],
                        "no such directory"),
                       (["--rw", "/", "true"], "read-only"),
+                      (["--stall", "0", "true"], "whole seconds"),
+                      (["--kernel", str(tmp_path), "true"], "no vmlinuz"),
                       (["--bogus"], "unknown option"),
                       ([], "no COMMAND")):
         p = subprocess.run([NESTED] + args, capture_output=True, text=True)
         assert p.returncode == 2 and msg in p.stderr, (args, p.stderr)
+
+
+@pytest.fixture
+def outer(tmp_path):
+    """Run tests/nested/run on the stand-in outer QEMU and an empty outer
+    kernel: (argv before COMMAND, env); OUTER_STANDIN picks its act."""
+    k = tmp_path / "kernel"
+    (k / "modules").mkdir(parents=True)
+    (k / "vmlinuz").write_text("")
+    (k / "modules" / "list").write_text("")
+    (k / "package").write_text("linux-image-stand-in 1 1\n")
+    env = dict(os.environ, JLBENCH_QEMU=OUTER,
+               JLBENCH_CACHE=str(tmp_path / "cache"),
+               OUTER_STANDIN_TRACE=str(tmp_path / "trace"))
+    return [NESTED, "--kernel", str(k), "--timeout", "120"], env
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_watch_kills_a_stalled_outer_machine(outer, tmp_path):
+    """A machine that stops using CPU with a silent console is killed
+    within the bound, reported as a stall (124), its job files kept."""
+    argv, env = outer
+    job = tmp_path / "job"
+    t = time.monotonic()
+    p = subprocess.run(argv + ["--stall", "3", "--job", str(job), "true"],
+                       env=dict(env, OUTER_STANDIN="stall"),
+                       capture_output=True, text=True)
+    took = time.monotonic() - t
+    assert p.returncode == STALLED, p.stderr
+    wall = int((job / "wall_seconds").read_text())
+    assert 3 <= wall <= 3 + 5 and took < 3 + 20, (wall, took)
+    assert "the outer machine stalled: no progress for 3 s" in p.stderr
+    assert "Unhandled WRMSR" in p.stderr and str(job) in p.stderr
+    pid = int((job / "qemu.pid").read_text())
+    assert not alive(pid)
+    for f in ("console.log", "qemu.stderr", "watch.tsv", "qemu-cmd"):
+        assert (job / f).exists(), f
+    reason = stall_of(p.returncode, job)
+    assert reason.startswith("no progress for 3 s") and \
+        "vCPU: VM running, halted" in reason, reason
+    assert "VM status: running" in (job / "monitor.txt").read_text()
+    assert "state S" in (job / "qemu-threads.txt").read_text()
+    assert float((job / "quiet_max_seconds").read_text()) >= 3
+
+
+def test_watch_leaves_a_busy_machine_alone(outer, tmp_path):
+    """A machine that burns CPU with a silent console for longer than the
+    bound runs to its end."""
+    argv, env = outer
+    job = tmp_path / "job"
+    p = subprocess.run(argv + ["--stall", "2", "--job", str(job), "true"],
+                       env=dict(env, OUTER_STANDIN="spin:5"),
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "stalled" not in p.stderr and not (job / "stall").exists()
+    assert float((job / "quiet_max_seconds").read_text()) < 2
+
+
+def test_a_stalled_machine_is_run_once_more(outer, tmp_path):
+    """The nested test's retry on the stand-in: a stall, then a machine
+    that ends well: two starts, one retry said with the stall's reason."""
+    argv, env = outer
+    acts = {1: "stall", 2: "spin:1"}
+
+    def attempt(n):
+        job = tmp_path / ("job%d" % n)
+        p = subprocess.run(argv + ["--stall", "2", "--job", str(job),
+                                   "true"],
+                           env=dict(env, OUTER_STANDIN=acts[n]),
+                           capture_output=True, text=True)
+        return p.returncode, stall_of(p.returncode, job), p
+
+    said = []
+    status, p, stalls = run_machine(attempt, said.append)
+    assert status == 0, p.stderr
+    starts = (tmp_path / "trace").read_text().splitlines()
+    assert len(starts) == 2 and len(stalls) == 1 and len(said) == 1
+    assert "stalled (no progress for 2 s" in said[0] and \
+        "retrying it once" in said[0]
+
+
+def fake_runner(ends):
+    """attempt() for run_machine playing ENDS, (status, stall) each."""
+    calls = []
+
+    def attempt(n):
+        calls.append(n)
+        status, stall = ends[n - 1]
+        return status, stall, "result %d" % n
+    return attempt, calls
+
+
+def test_retry_once_on_a_stall_then_success():
+    attempt, calls = fake_runner([(STALLED, "stall A"), (0, None)])
+    said = []
+    assert run_machine(attempt, said.append) == (0, "result 2", ["stall A"])
+    assert calls == [1, 2] and len(said) == 1 and "stall A" in said[0]
+
+
+def test_two_stalls_fail_naming_both():
+    attempt, calls = fake_runner([(STALLED, "stall A"), (STALLED, "stall B")])
+    said = []
+    assert run_machine(attempt, said.append) == \
+        (STALLED, "result 2", ["stall A", "stall B"])
+    assert calls == [1, 2] and len(said) == 1
+
+
+@pytest.mark.parametrize("status,stall", [
+    (0, None),          # a step failed inside a healthy machine
+    (125, None),        # the machine failed (timeout, a module, a mount)
+    (STALLED, None),    # COMMAND itself exited 124: no stall file
+    (1, None)])
+def test_no_retry_without_a_stall(status, stall):
+    attempt, calls = fake_runner([(status, stall), (0, None)])
+    said = []
+    assert run_machine(attempt, said.append) == (status, "result 1", [])
+    assert calls == [1] and said == []
+
+
+def test_stall_of_wants_the_status_and_the_file(tmp_path):
+    assert stall_of(STALLED, tmp_path) is None
+    (tmp_path / "stall").write_text("no progress for 300 s\n")
+    assert stall_of(STALLED, tmp_path) == "no progress for 300 s"
+    assert stall_of(0, tmp_path) is None
