@@ -205,6 +205,11 @@ static void run_tbench(const struct jlb_params *p)
 	snprintf(clients, sizeof(clients), "%u", p->clients);
 	strcpy(events, p->perf);
 
+	if (p->envpad) {
+		set_env_pad(p->envpad);
+		say("envpad: %u bytes in the environment of tbench and perf",
+		    p->envpad);
+	}
 	/* tbench_srv prints a '^' per connection: keep it off the console. */
 	log = open(SRV_LOG, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (log < 0)

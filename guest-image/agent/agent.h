@@ -22,6 +22,11 @@ int mount_fs(const char *src, const char *dir, const char *type,
 int ensure_console(char *err);
 int loopback_up(char *err);
 pid_t spawn(char *const argv[], int outfd, char *err);
+/*
+ * Give spawn()'s children JLBENCH_PAD=<bytes x's> (jlbench.envpad; 0:
+ * none), so that their stacks start lower, as a larger environment would.
+ */
+void set_env_pad(unsigned int bytes);
 int wait_port(unsigned short port, double timeout_s, pid_t watch, char *err);
 int wait_exit(pid_t pid, double timeout_s, int *status, char *err);
 void describe_status(int status, const char *what, char *err);

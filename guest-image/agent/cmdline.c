@@ -75,9 +75,10 @@ static int parse_events(const char *v, size_t n, struct jlb_params *p,
 }
 
 enum { K_MODE, K_VARIANT, K_CLIENTS, K_SECONDS, K_PERF, K_PERTURB,
-	K_TIMEOUT, K_COUNT };
+	K_TIMEOUT, K_ENVPAD, K_COUNT };
 static const char *const keys[K_COUNT] = {
 	"mode", "variant", "clients", "seconds", "perf", "perturb", "timeout",
+	"envpad",
 };
 
 /* bad_value: the reason for a rejected jlbench.<key>=<value>. */
@@ -140,6 +141,11 @@ static int apply(int key, const char *v, size_t n, struct jlb_params *p,
 		if (number(key, v, n, 0, 0xffffffffULL, &x, err, errlen) < 0)
 			return -1;
 		p->perturb = (uint32_t)x;
+		return 0;
+	case K_ENVPAD:
+		if (number(key, v, n, 0, JLB_MAX_ENVPAD, &x, err, errlen) < 0)
+			return -1;
+		p->envpad = (unsigned int)x;
 		return 0;
 	case K_PERF:
 		return parse_events(v, n, p, err, errlen);

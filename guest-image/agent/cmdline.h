@@ -13,6 +13,7 @@
 
 #define JLB_MAX_EVENTS 16
 #define JLB_EVENT_LEN 64
+#define JLB_MAX_ENVPAD 65536
 
 /* Parameters from the kernel command line (PROTOCOL.md). */
 struct jlb_params {
@@ -22,6 +23,7 @@ struct jlb_params {
 	unsigned int seconds;		/* 1..3600 */
 	unsigned int timeout;		/* 0..86400 (0: tests the guest timeout) */
 	uint32_t perturb;		/* 0 = none */
+	unsigned int envpad;		/* 0..JLB_MAX_ENVPAD bytes of padding */
 	unsigned int nevents;		/* 0 when jlbench.perf=none */
 	char events[JLB_MAX_EVENTS][JLB_EVENT_LEN];
 	char perf[JLB_MAX_EVENTS * JLB_EVENT_LEN];	/* as given */

@@ -30,6 +30,7 @@ void test_cmdline(void)
 		"jlbench.timeout=-1", "jlbench.timeout=86401",
 		"jlbench.perturb=4294967296",
 		"jlbench.perturb=-1", "jlbench.mode=bench", "jlbench.mode=",
+		"jlbench.envpad=65537", "jlbench.envpad=x",
 		"jlbench.variant=Jump", "jlbench.variant=", "jlbench.variant=a_b",
 		"jlbench.variant=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 		"aaaaaaaaaaaaaaaaaaaaaaaaa",
@@ -48,18 +49,18 @@ void test_cmdline(void)
 	CHECK_STR(p.variant, "unknown");
 	CHECK_STR(p.perf, "none");
 	CHECK(p.clients == 20 && p.seconds == 30 && p.timeout == 120);
-	CHECK(p.perturb == 0 && p.nevents == 0);
+	CHECK(p.perturb == 0 && p.nevents == 0 && p.envpad == 0);
 
 	CHECK(jlb_parse_cmdline("console=ttyS0 jlbench.mode=selftest "
 				"jlbench.variant=plain-read jlbench.clients=512 "
 				"jlbench.seconds=3600 jlbench.timeout=86400 "
-				"jlbench.perturb=4294967295 "
+				"jlbench.perturb=4294967295 jlbench.envpad=65536 "
 				"jlbench.perf=task-clock,L1-dcache-loads,cycles:u"
 				" nokaslr\n", &p, err, sizeof(err)) == 0);
 	CHECK_STR(p.mode, "selftest");
 	CHECK_STR(p.variant, "plain-read");
 	CHECK(p.clients == 512 && p.seconds == 3600 && p.timeout == 86400);
-	CHECK(p.perturb == 4294967295u);
+	CHECK(p.perturb == 4294967295u && p.envpad == 65536);
 	CHECK(p.nevents == 3);
 	CHECK_STR(p.events[0], "task-clock");
 	CHECK_STR(p.events[1], "L1-dcache-loads");
