@@ -1,37 +1,30 @@
 """Two results dirs side by side, benchstat-style (analysis/compare).
 
-Per label and metric: old and new mean +- the 95% CI half-width in %, the
-% change new vs old with its Fieller 95% CI, the Welch t p-value, n, and
-`~` when the change is not significant. Runs of two results dirs are
-independent samples, so the comparison is unpaired.
-
 It first names everything that differs between the two dirs (setup()):
 the kernel of each label, the guest image, QEMU, the plugin, the model,
-the protocol, the mode and the commit. A label whose kernel is the same
-in both dirs while something else changed measures the environment, not
-the kernel: the committed runs show such changes move ops/s by a few
-hundredths of a per cent, beyond what seed-to-seed noise predicts. Such a
-difference is marked `env`, never significant, unless its whole CI lies
-beyond ENV_FLOOR_PCT, the environment's measured floor.
+the protocol, the mode and the commit. Then per label and metric: old and
+new mean +- the 95% CI half-width in %, and the change new vs old. Under
+icount it is the report's rule (analysis/stats.py compare_median): the
+median per-pair % change with its distribution-free interval, pairs
+made by perturbation seed when the dirs share their seeds, else by round;
+otherwise (kvm, tcg) the Fieller CI and Welch t of independent boots.
+
+A label whose kernel is the same in both dirs while something else
+changed measures the environment, not the kernel. Its difference is
+marked `env`, never significant, unless its interval lies beyond the
+environment floor measured by the environment study (the level floor of
+analysis/calibration.json), when it is marked significant "beyond the
+floor". A label whose kernel changed together with the environment is
+called significant only beyond that floor too.
 """
 import json
 
-from analysis import metrics, reference, stats
+import pandas as pd
+
+from analysis import calibrate, metrics, reference, stats
 from analysis import fmt as F
-from analysis.load import split_counter
+from analysis.load import per_run
 from lib.format import schema
-
-
-def values(res, label, metric):
-    """Per-run values (per op for counters) of the ok runs of label."""
-    runs = res.runs
-    ok = runs[(runs["status"] == "ok") & (runs["label"] == label)]
-    if metric == "ops_per_s":
-        return metrics.ops_per_s(ok).values
-    if metric == "throughput_mbps":
-        return ok[metric].astype(float).values
-    num, _ = split_counter(ok[metric])
-    return (num / ok["ops"]).dropna().values
 
 
 def _mode(res):
@@ -44,10 +37,6 @@ def _commit(res):
     return git.get("commit", "?")[:12]
 
 
-# The smallest difference an environment change alone does not make, in %:
-# not measured yet (a study of the same kernels under changed images),
-# so a same-kernel difference is never called significant.
-ENV_FLOOR_PCT = None
 UNKNOWN = "not recorded"
 
 
@@ -74,6 +63,7 @@ def setup(res):
         "model": json.dumps(model, sort_keys=True) if model else "off",
         "protocol": "%s clients, %s s" % (
             proto.get("clients", "?"), proto.get("seconds", "?")),
+        "kernel command line added": proto.get("append") or "nothing",
     }
 
 
@@ -94,16 +84,50 @@ def _short(text, width=60):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def environment_marker(c, mark):
-    """The marker of a same-kernel comparison across changed environments:
-    `env` unless the CI lies beyond the environment floor."""
-    if mark == "~":
-        return "~"
-    floor = ENV_FLOOR_PCT
-    if floor is not None and (c["pct_ci_lo"] > floor
-                              or c["pct_ci_hi"] < -floor):
-        return mark
-    return "env"
+def pairs(old, new, label, metric):
+    """(old values, new values, how) of label: paired by perturbation seed
+    when both dirs ran icount on shared seeds, else by round (independent
+    draws of each side: any pairing serves the median rule); how is
+    "seed", "round", or "" when a side is not icount (then unpaired)."""
+    a, b = frame(old, label, metric), frame(new, label, metric)
+    if not (a["icount"].all() and b["icount"].all()):
+        return a["value"].values, b["value"].values, ""
+    for key in ("seed", "round"):
+        x = a.groupby(key)["value"].mean()
+        y = b.groupby(key)["value"].mean()
+        common = sorted(set(x.index) & set(y.index))
+        if key == "round" or len(common) == min(len(x), len(y)):
+            return x[common].values, y[common].values, key
+
+
+def frame(res, label, metric):
+    """DataFrame (seed, round, icount, value) of the ok runs of label."""
+    runs = res.runs
+    ok = runs[(runs["status"] == "ok") & (runs["label"] == label)]
+    out = pd.DataFrame({"seed": ok["perturb_seed"].astype(str).values,
+                        "round": ok["round"].astype(int).values,
+                        "icount": (ok["mode"] == "icount").values,
+                        "value": per_run(ok, metric)[0].values})
+    return out.dropna()
+
+
+def judge(c, same_kernel, env_changed, floor):
+    """(marker, case) of one comparison across two dirs. case: "" (nothing
+    but seeds differ, or the kernel did), "env" (same kernel, changed
+    environment, within its floor or no floor measured: not significant)
+    or "beyond floor"."""
+    if not env_changed:
+        sig = stats.significant(c)
+    elif floor is None:
+        sig = stats.significant(c) and not same_kernel
+    else:
+        sig = stats.significant(c, floor)
+    mark = stats.marker(c["p_t"]) if sig else "~"
+    if same_kernel and env_changed:
+        within = stats.significant(c) and not sig
+        return ("env" if within else mark), (
+            "beyond floor" if sig else "env" if within else "")
+    return mark, ""
 
 
 def spread(x, f=F.val):
@@ -125,6 +149,7 @@ def rows(old, new):
     out = []
     env_changed = bool(differences(old, new))
     k_old, k_new = kernels(old), kernels(new)
+    cal = calibrate.load()
     mode = _mode(new)
     head = metrics.headline(mode) if mode in schema.MODE \
         else "throughput_mbps"
@@ -136,16 +161,21 @@ def rows(old, new):
         name = name if thr else metric + "/op"
         f = F.mbps if metric == "throughput_mbps" else F.val
         for lab in labels:
-            a, b = values(old, lab, metric), values(new, lab, metric)
+            a, b, how = pairs(old, new, lab, metric)
             if not len(a) or not len(b):
                 continue
-            c = stats.compare_unpaired(b, a)
-            mark = stats.marker(c["p_t"])
-            if env_changed and k_old.get(lab) == k_new.get(lab):
-                mark = environment_marker(c, mark)
+            c = stats.compare_median(b, a) if how \
+                else stats.compare_unpaired(b, a)
+            same = k_old.get(lab) == k_new.get(lab)
+            floor = calibrate.floor(cal, metric if thr
+                                    else metric + "_per_op", "level")
+            mark, case = judge(c, same, env_changed, floor)
+            if case == "beyond floor":
+                c["floor_pts"] = floor
             out.append([name, lab, spread(a, f), spread(b, f), F.pct_ci(c),
-                        F.p(c["p_t"]), "%d+%d" % (len(a), len(b)),
-                        "~" if mark == "~" else mark])
+                        "%s %s" % (F.p(c["p_t"]), c["test_t"]),
+                        "%d+%d%s" % (len(a), len(b),
+                                     " by " + how if how else ""), mark])
     return out
 
 
@@ -198,17 +228,21 @@ def render(old, new):
     if not body:
         return "\n".join(head + ["No label has ok runs in both dirs."]) + "\n"
     table = F.table(["metric", "label", "old (mean ±95% CI)",
-                     "new (mean ±95% CI)", "delta [95% CI]", "p (Welch t)",
+                     "new (mean ±95% CI)", "delta [95% CI]", "p (test)",
                      "n", ""], body, "llrrrrrc")
-    foot = ["", "~: not significant at p<0.05 (Welch t, unpaired; "
-            "delta CI: Fieller). No correction for multiple comparisons."]
+    foot = ["", "~: not significant (icount: the interval holds 0, or "
+            "reaches within the environment floor when the environment "
+            "changed; kvm/tcg: Welch t p>=0.05). No correction for "
+            "multiple comparisons."]
     if any(r[-1] == "env" for r in body):
         foot.append(
             "env: the same kernel in both dirs, so the difference comes "
             "from what else changed (above); not called significant: %s"
-            % ("no environment floor has been measured yet"
-               if ENV_FLOOR_PCT is None else
-               "its CI reaches within the environment floor of +-%.2f%%"
-               % ENV_FLOOR_PCT))
+            % ("no environment floor has been measured for it"
+               if calibrate.load() is None else "its interval reaches "
+               "within the environment floor (analysis/calibration.json)"))
+    if any("env" in r[4] for r in body):
+        foot.append("±X env: the environment floor, beyond which a "
+                    "same-kernel difference is called significant")
     foot += ["note: " + n for n in notes(old, new)]
     return "\n".join(head + [table] + foot) + "\n"

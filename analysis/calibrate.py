@@ -16,35 +16,30 @@ A rule is a function (new, base) -> stats.compare_* dict; RULES names the
 ones the report uses today. analysis/calibrate prints both rates for a
 results dir.
 """
+import json
+import os
+from collections import namedtuple
+
 import numpy as np
 
-from analysis import stats
+from analysis import reference, stats
+from analysis.load import FormatError, per_run
+from lib import ROOT
 
 ALPHA = stats.ALPHA
 RESAMPLES = 1000
+# Seeds per kernel of an icount run (bench/tries/plan.py PROFILES, quick;
+# tests/test_analysis_calibrate.py keeps the two equal): the smallest n at
+# which the median rule's interval is a 95% one.
+DEFAULT_SEEDS = 6
+# The committed calibration (analysis/calibrate --env ... --write);
+# $JLBENCH_CALIBRATION names another (tests use it).
+FILE = os.path.join(ROOT, "analysis", "calibration.json")
 
 
-def t_paired(new, base):
-    """The report's paired rule: Fieller CI, paired t test."""
-    return stats.compare_paired(new, base)
-
-
-def t_unpaired(new, base):
-    """The report's unpaired rule (its A/A twin): Fieller CI, Welch t."""
-    return stats.compare_unpaired(new, base)
-
-
-RULES = {"t": (t_paired, t_unpaired)}
-
-
-def significant(c, alpha=ALPHA):
-    """Whether a comparison is called significant: its t p below alpha."""
-    return bool(c["p_t"] < alpha)
-
-
-def covers(c, truth_pct):
-    """Whether a comparison's interval contains truth_pct."""
-    return bool(c["pct_ci_lo"] <= truth_pct <= c["pct_ci_hi"])
+def path():
+    """Where the calibration is read from and written to."""
+    return os.environ.get("JLBENCH_CALIBRATION") or FILE
 
 
 def pct_change(new, base):
@@ -52,7 +47,40 @@ def pct_change(new, base):
     return 100.0 * (float(np.mean(new)) / float(np.mean(base)) - 1.0)
 
 
-def false_positive_rate(pool, n, rule=t_unpaired, resamples=RESAMPLES,
+def median_change(new, base):
+    """Median of the per-pair % changes of new against base."""
+    return float(np.median(100.0 * (np.asarray(new, dtype=float)
+                                    / np.asarray(base, dtype=float) - 1.0)))
+
+
+# A rule: its paired comparison (seeds of two kernels), its A/A
+# comparison (two sets of runs of one kernel) and the pool's own value of
+# what its interval estimates, which coverage() checks it against.
+Rule = namedtuple("Rule", "paired unpaired truth")
+RULES = {
+    # Before issue 30: Fieller CI with a paired t test; Welch t for the A/A.
+    "t": Rule(stats.compare_paired, stats.compare_unpaired, pct_change),
+    # The report's rule: the distribution-free median interval, the A/A
+    # runs paired by position (independent draws of one kernel).
+    "median": Rule(stats.compare_median, stats.compare_median,
+                   median_change),
+}
+DEFAULT_RULE = "median"
+
+
+def significant(c, alpha=ALPHA):
+    """Whether a comparison is called significant (no environment floor:
+    the pool is one results dir, one environment)."""
+    return stats.significant(c, alpha=alpha)
+
+
+def covers(c, truth_pct):
+    """Whether a comparison's interval contains truth_pct."""
+    return bool(c["pct_ci_lo"] <= truth_pct <= c["pct_ci_hi"])
+
+
+def false_positive_rate(pool, n, rule=RULES[DEFAULT_RULE],
+                        resamples=RESAMPLES,
                         seed=0, alpha=ALPHA):
     """Share of n-against-n splits of one kernel's runs called significant.
     pool: that kernel's per-run values (at least 2n)."""
@@ -65,12 +93,14 @@ def false_positive_rate(pool, n, rule=t_unpaired, resamples=RESAMPLES,
     hits = 0
     for _ in range(resamples):
         draw = rng.permutation(pool)[:2 * n]
-        hits += significant(rule(draw[:n], draw[n:]), alpha)
+        hits += significant(rule.unpaired(draw[:n], draw[n:]), alpha)
     return hits / resamples
 
 
-def coverage(new, base, n, rule=t_paired, resamples=RESAMPLES, seed=0):
-    """Share of n-seed intervals that contain the pool's % change. new and
+def coverage(new, base, n, rule=RULES[DEFAULT_RULE], resamples=RESAMPLES,
+             seed=0):
+    """Share of n-seed intervals that contain the pool's own value of what
+    the rule estimates (rule.truth over all its seeds). new and
     base: per-seed values, paired by position (at least n + 1 seeds, so
     that draws differ)."""
     new = np.asarray(new, dtype=float)
@@ -80,15 +110,119 @@ def coverage(new, base, n, rule=t_paired, resamples=RESAMPLES, seed=0):
     if new.size <= n:
         raise ValueError("coverage at n=%d needs more than %d paired seeds, "
                          "the pool has %d" % (n, n, new.size))
-    truth = pct_change(new, base)
+    truth = rule.truth(new, base)
     rng = np.random.default_rng(seed)
     hits = 0
     for _ in range(resamples):
         idx = rng.permutation(new.size)[:n]
-        hits += covers(rule(new[idx], base[idx]), truth)
+        hits += covers(rule.paired(new[idx], base[idx]), truth)
     return hits / resamples
+
+
+def half_width(new, base, n, rule=RULES[DEFAULT_RULE], resamples=RESAMPLES,
+               seed=0):
+    """Median half-width (in points of %) of the rule's intervals from n
+    of the paired seeds: the smallest change an n-seed run resolves."""
+    new = np.asarray(new, dtype=float)
+    base = np.asarray(base, dtype=float)
+    rng = np.random.default_rng(seed)
+    widths = []
+    for _ in range(resamples):
+        idx = rng.permutation(new.size)[:n]
+        c = rule.paired(new[idx], base[idx])
+        widths.append((c["pct_ci_hi"] - c["pct_ci_lo"]) / 2.0)
+    return float(np.median(widths))
+
+
+def pools(res, metric):
+    """(baseline, paired) of a results dir for metric: every ok run of the
+    baseline kernel (its A/A twin included), and {variant: (new, base)}
+    of each other kernel's seeds paired with the baseline's."""
+    runs = res.runs
+    ok = runs[runs["status"] == "ok"].copy()
+    values, texts = per_run(ok, metric)
+    if texts or values.isna().any():
+        raise FormatError("%r is not counted in every ok run" % metric)
+    ok["value"] = values
+    base = ok[ok["variant"] == reference.BASELINE]
+    by_seed = base[base["label"] == reference.BASELINE].set_index(
+        "perturb_seed")["value"]
+    paired = {}
+    for variant in reference.label_order(set(ok["variant"])
+                                         - {reference.BASELINE}):
+        new = ok[ok["label"] == variant].set_index("perturb_seed")["value"]
+        seeds = sorted(set(new.index) & set(by_seed.index))
+        paired[variant] = (new[seeds].values, by_seed[seeds].values)
+    return base["value"].values, paired
+
+
+def measure(res, metric, n, rule=DEFAULT_RULE, resamples=RESAMPLES):
+    """A rule's error rates on one metric of a results dir: {"rule",
+    "n", "false_positive", "aa_runs", "coverage": {variant: rate},
+    "half_width": {variant: points}, "seeds": {variant: count}}."""
+    r = RULES[rule]
+    aa, paired = pools(res, metric)
+    out = {"rule": rule, "n": n, "aa_runs": int(len(aa)),
+           "false_positive": false_positive_rate(aa, n, r, resamples),
+           "coverage": {}, "half_width": {}, "seeds": {}}
+    for variant, (new, base) in paired.items():
+        out["coverage"][variant] = coverage(new, base, n, r, resamples)
+        out["half_width"][variant] = half_width(new, base, n, r, resamples)
+        out["seeds"][variant] = int(len(new))
+    return out
 
 
 def binomial_ci(rate, resamples):
     """A normal-approximation 95% half-width of a rate from resamples."""
     return 1.96 * float(np.sqrt(max(rate * (1 - rate), 1e-12) / resamples))
+
+
+def _rel(path):
+    return os.path.relpath(os.path.abspath(path), ROOT)
+
+
+def write(res, env_root, envs, measured, floors, n, resamples, dest=None):
+    """Store the report rule's measured rates (and the t rule's, for
+    comparison) and the environment floors; returns the path."""
+    out = {"rule": DEFAULT_RULE, "alpha": ALPHA, "n": n,
+           "resamples": resamples, "study": _rel(res.path),
+           "environments": {k: _rel(v.path) for k, v in envs.items()},
+           "environment_study": _rel(env_root), "metrics": {}}
+    for metric, by_rule in measured.items():
+        m = by_rule[DEFAULT_RULE]
+        rec = {"false_positive": m["false_positive"],
+               "coverage": m["coverage"], "half_width": m["half_width"],
+               "aa_runs": m["aa_runs"], "seeds": m["seeds"]}
+        if "t" in by_rule:
+            rec["t"] = {"false_positive": by_rule["t"]["false_positive"],
+                        "coverage": by_rule["t"]["coverage"]}
+        rec["floor_level_pct"] = floors[metric]["level"]
+        rec["floor_difference_pts"] = floors[metric]["difference"]
+        out["metrics"][metric] = rec
+    dest = dest or path()
+    with open(dest + ".tmp", "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(dest + ".tmp", dest)
+    return dest
+
+
+def load(src=None):
+    """The committed calibration (write()), or None when there is none."""
+    try:
+        with open(src or path()) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def floor(cal, metric, kind):
+    """The environment floor of metric: kind "level" (% of one kernel's
+    figure) or "difference" (points of a comparison's % change); None
+    when the calibration did not measure it."""
+    m = ((cal or {}).get("metrics") or {}).get(metric)
+    if not m:
+        return None
+    v = m.get("floor_level_pct" if kind == "level"
+              else "floor_difference_pts")
+    return v if v is not None and v == v else None

@@ -35,14 +35,18 @@ def pct(x, digits=2):
 
 
 def pct_ci(c, digits=2):
-    """'+1.23% [+0.50, +1.96]' from a comparison dict."""
+    """'+1.23% [+0.50, +1.96]' from a comparison dict; with an environment
+    floor (analysis/summarize.py) '+1.23% [+0.50, +1.96] ±0.05 env'."""
     if missing(c.get("pct_change")):
         return "n/a"
     if missing(c.get("pct_ci_lo")) or missing(c.get("pct_ci_hi")):
         return "%s [CI n/a]" % pct(c["pct_change"], digits)
     lo = pct(c["pct_ci_lo"], digits).rstrip("%")
     hi = pct(c["pct_ci_hi"], digits).rstrip("%")
-    return "%s [%s, %s]" % (pct(c["pct_change"], digits), lo, hi)
+    out = "%s [%s, %s]" % (pct(c["pct_change"], digits), lo, hi)
+    if c.get("floor_pts"):
+        out += " ±%.*f env" % (digits, c["floor_pts"])
+    return out
 
 
 def p(x):

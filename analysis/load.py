@@ -17,6 +17,9 @@ import pandas as pd
 from lib import model
 from lib.format import schema
 
+# Per-run figures compared as they are (lib/format/schema.py METRICS).
+RAW_METRICS = tuple(m.name for m in schema.METRICS)
+
 
 class FormatError(Exception):
     """A results dir that does not match lib/format/FORMATS.md."""
@@ -79,6 +82,21 @@ def split_counter(series):
                           " nor %s" % (series.name,
                                        "/".join(schema.NOT_MEASURED)))
     return num, texts
+
+
+def per_run(ok, metric):
+    """(values, textual markers) of metric for the runs in ok: ops_per_s,
+    a per-run figure of runs.csv (lib/format/schema.py METRICS) as it is,
+    or a counter per operation (NAME_per_op, or the counter's own NAME)."""
+    if metric == "ops_per_s":
+        return ok["ops"].astype(float) / ok["seconds"].astype(float), set()
+    if metric in RAW_METRICS:
+        return ok[metric].astype(float), set()
+    col = metric[:-len("_per_op")] if metric.endswith("_per_op") else metric
+    if col not in ok.columns:
+        raise FormatError("runs.csv has no column %r" % col)
+    num, texts = split_counter(ok[col])
+    return num / ok["ops"].astype(float), texts
 
 
 def run_seconds(runs, meta):

@@ -62,7 +62,8 @@ def table_2011(st, res):
     clients = facts.proto(res.meta, "clients")
     header = ["kernel", "2011 MB/s", "2011 vs atomic",
               "here %s, mean [95%% CI]" % unit(name),
-              "here vs atomic [95% CI]", "p (t test)"]
+              "here vs atomic [95% CI]", "p (%s)" % next(
+                  (c["test_t"] for c in comps.values()), "test")]
     if side:
         header.append("%s vs atomic [95%% CI]" % unit(side["metric"]))
     out = [head(st, "%s, tbench%s, 2011 vs here" % (
@@ -134,10 +135,18 @@ def statistics(st):
         table = comparison_table(st, "main", name)
         out += [table or "No comparison: no `%s` runs." % st["baseline"],
                 ""]
-    out += ["Noise: the run-to-run CoV pooled over both samples "
-            "(paired: the stdev of the per-seed differences), in % of the "
-            "baseline mean. MDE: the smallest change the t test detects "
-            "with 80% power at alpha 0.05 at that noise.", ""]
+    note = "Noise: the run-to-run CoV pooled over both samples (paired: " \
+        "the stdev of the per-seed differences), in % of the baseline " \
+        "mean. MDE: the smallest change a t test detects with 80% power " \
+        "at alpha 0.05 at that noise."
+    if st["mode"] == "icount":
+        note += " Under icount a comparison is the median of the " \
+            "per-seed % changes with its distribution-free interval (at " \
+            "least 95% whatever the seeds' distribution, from 6 seeds; " \
+            "analysis/stats.py compare_median) and the exact sign test; " \
+            "`±X env` is the environment floor that widens it before it " \
+            "is called significant (the Resolution line at the top)."
+    out += [note, ""]
     out.append(head(st, "A/A control: one kernel under two labels"))
     out.append("")
     if st["groups"]["aa"]:
@@ -148,7 +157,9 @@ def statistics(st):
                    "must be larger than it.%s" % (
                        " The twin runs on perturbation seeds of its own "
                        "(the same kernel on the same seed repeats bit for "
-                       "bit under icount), so it is compared unpaired."
+                       "bit under icount), so it is paired with its kernel "
+                       "by round: two independent draws of one kernel, "
+                       "whose per-pair change has median 0."
                        if st["mode"] == "icount" else ""))
     else:
         out.append("No A/A control in this run (bench/run adds one unless "

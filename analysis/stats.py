@@ -233,6 +233,89 @@ def compare_paired(new, base, conf=0.95):
     return out
 
 
+def median_k(n, alpha=ALPHA):
+    """k of the distribution-free interval [d(k), d(n+1-k)] of a median
+    from n sorted draws: the largest k whose interval misses the median
+    with probability at most alpha (2 P(Bin(n, 1/2) < k)); 0 when even
+    [min, max] misses it more often (n < 6 at alpha 0.05)."""
+    k = 0
+    while k + 1 <= (n + 1) // 2 and \
+            2 * stats.binom.cdf(k, n, 0.5) <= alpha + 1e-12:
+        k += 1
+    return k
+
+
+def median_conf(n, k):
+    """Coverage of [d(k), d(n+1-k)] for the median of n draws."""
+    if k < 1:
+        return NAN
+    return 1.0 - 2 * float(stats.binom.cdf(k - 1, n, 0.5))
+
+
+def sign_test_p(d):
+    """Exact two-sided sign test of median 0 (zeros left out)."""
+    d = np.asarray(d, dtype=float)
+    pos, neg = int((d > 0).sum()), int((d < 0).sum())
+    if pos + neg == 0:
+        return 1.0
+    return min(1.0, 2 * float(stats.binom.cdf(min(pos, neg), pos + neg,
+                                              0.5)))
+
+
+def compare_median(new, base, alpha=ALPHA):
+    """Median of the per-pair % changes of new[i] against base[i], with its
+    distribution-free interval and the sign test.
+
+    The interval is made of order statistics: it holds the median of the
+    per-pair change with probability at least 1 - alpha whatever the
+    distribution's shape (several modes included), where a t interval
+    over a few draws of a two-mode distribution does not. Pairs: the same
+    perturbation seed (two kernels), or any pairing of independent draws
+    (an A/A control, whose per-pair change has median 0). Needs 6 pairs
+    at alpha 0.05; with fewer the interval is undefined.
+    """
+    x = np.asarray(new, dtype=float)
+    y = np.asarray(base, dtype=float)
+    if x.size != y.size:
+        raise ValueError("paired samples differ in length")
+    n = int(x.size)
+    k = median_k(n, alpha)
+    out = {"paired": True, "n": n, "n_baseline": n, "pairs": n,
+           "test_t": "sign test", "test_rank": "Wilcoxon signed-rank",
+           "estimate": "median of per-seed % changes",
+           "pct_change": NAN, "pct_ci_lo": NAN, "pct_ci_hi": NAN,
+           "ci_conf": median_conf(n, k),
+           "p_t": NAN, "p_rank": NAN, "noise_pct": NAN, "mde_pct": NAN,
+           "min_p_rank": min_p_wilcoxon(n)}
+    if n == 0 or not np.all(y != 0):
+        return out
+    d = np.sort(100.0 * (x / y - 1.0))
+    out["pct_change"] = float(np.median(d))
+    out["p_t"] = sign_test_p(d)
+    if k:
+        out.update(pct_ci_lo=float(d[k - 1]), pct_ci_hi=float(d[n - k]))
+    if n >= 2:
+        out["noise_pct"] = float(d.std(ddof=1))
+        out["mde_pct"] = mde_pct(out["noise_pct"], n, paired=True)
+        out["p_rank"] = 1.0 if bool(np.all(d == 0)) \
+            else _safe_p(stats.wilcoxon, d)
+    return out
+
+
+def significant(c, floor_pct=0.0, alpha=ALPHA):
+    """Whether a comparison tells its two sides apart: for the median rule
+    its interval, widened by floor_pct on each side (the environment's
+    share, analysis/floor.py), excludes 0; for the t rules its p is below
+    alpha (they carry no floor)."""
+    if c.get("estimate", "").startswith("median"):
+        lo, hi = c["pct_ci_lo"], c["pct_ci_hi"]
+        if not (lo == lo and hi == hi):
+            return False
+        return bool(lo - floor_pct > 0 or hi + floor_pct < 0)
+    p = c["p_t"]
+    return bool(p == p and p < alpha)
+
+
 def halves(keys):
     """Split sorted unique keys (e.g. rounds) into a first and a second
     half; with an odd count the middle key belongs to neither."""

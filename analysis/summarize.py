@@ -11,8 +11,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import explain, facts, hosts, metrics, reference, stats
-from analysis.load import split_counter
+from analysis import (calibrate, explain, facts, hosts, metrics, reference,
+                      stats)
+from analysis.load import per_run
 from lib.format import schema
 
 STEAL_WARN_PCT = 1.0
@@ -20,14 +21,22 @@ MIN_RUNS_2011 = reference.RUNS_2011
 METHODS = {
     "unit": "one boot (ok run); in icount mode one perturbation seed",
     "ci_mean": "t-based 95% CI of the mean",
-    "pct_ci": "Fieller 95% CI of the ratio of means (accounts for the "
-              "baseline's noise); unpaired: Welch-Satterthwaite df; "
-              "paired by seed: the pairs' covariance, df = pairs - 1",
-    "tests": "unpaired: Welch t and Mann-Whitney U; paired by seed "
-             "(icount): paired t and Wilcoxon signed-rank; two-sided",
-    "marker": "from the t test: *** p<0.001, ** p<0.01, * p<0.05, "
-              "~ not significant; no multiple-comparison correction",
-    "mde": "minimum detectable effect of the t test at 80% power, "
+    "pct_ci": "icount: the median of the per-seed % changes, paired by "
+              "seed (an A/A twin: by round), with its distribution-free "
+              "interval [d(k), d(n+1-k)] (at least 95% whatever the "
+              "distribution's shape; 6 pairs or more); kvm and tcg: "
+              "Fieller 95% CI of the ratio of means, Welch-Satterthwaite df",
+    "tests": "icount: exact sign test (Wilcoxon signed-rank beside it); "
+             "kvm and tcg: Welch t and Mann-Whitney U; two-sided",
+    "floor": "icount: the environment floor (analysis/calibration.json) "
+             "widens a comparison's interval on each side before it is "
+             "called significant: a harness change alone moves a "
+             "comparison by up to that much",
+    "marker": "*** p<0.001, ** p<0.01, * p<0.05 from the test, shown only "
+              "when significant; ~ not significant (icount: the "
+              "floor-widened interval holds 0); no multiple-comparison "
+              "correction",
+    "mde": "minimum detectable effect of a t test at 80% power, "
            "alpha 0.05, for the measured noise (noncentral t)",
     "drift": "mean of the second half of rounds vs the first half, per "
              "label",
@@ -37,11 +46,6 @@ SUMMARY_COLUMNS = [
     "stdev", "cov_pct", "min", "max", "ci_lo", "ci_hi", "text", "baseline",
     "pct_change", "pct_ci_lo", "pct_ci_hi", "method", "p_t", "p_rank",
     "marker", "mde_pct"]
-
-
-# Per-run figures compared as they are (lib/format/schema.py METRICS;
-# analysis/metrics.py: which one is the headline).
-RAW_METRICS = tuple(m.name for m in schema.METRICS)
 
 
 def _groups(runs):
@@ -70,60 +74,74 @@ def _pairs(runs, groups):
     return out
 
 
-def _per_run(ok, metric):
-    """(values, textual markers) of metric for the ok runs in ok."""
-    if metric == "ops_per_s":
-        return metrics.ops_per_s(ok), set()
-    if metric in RAW_METRICS:
-        return ok[metric].astype(float), set()
-    col = metric[:-len("_per_op")]
-    num, texts = split_counter(ok[col])
-    return num / ok["ops"], texts
-
-
 def _by_seed(ok, values):
     """Values averaged per perturbation seed (a Series indexed by seed)."""
     return pd.Series(values.values, index=ok["perturb_seed"].values) \
         .groupby(level=0).mean()
 
 
+def _by_round(ok, values):
+    """Values averaged per round (a Series indexed by round)."""
+    return pd.Series(values.values, index=ok["round"].astype(int).values) \
+        .groupby(level=0).mean()
+
+
 def compare(mode, ok_new, v_new, ok_base, v_base, warnings, what,
-            paired=True):
-    """Comparison of one label with its baseline for one metric; in icount
-    mode paired by seed unless paired is False (an A/A twin, whose seeds
-    are its own)."""
+            paired=True, floor=None):
+    """Comparison of one label with its baseline for one metric.
+
+    icount: the median rule (stats.compare_median), paired by perturbation
+    seed, or for an A/A twin (paired False: its seeds are its own) paired
+    by round, any pairing of independent draws of one kernel being valid;
+    floor: the environment's share (points; analysis/calibrate.py) that
+    widens the interval before it is called significant. kvm and tcg:
+    independent boots, Fieller and Welch t. "significant" says which."""
     seeds_new = ok_new["perturb_seed"].str.strip()
     seeds_base = ok_base["perturb_seed"].str.strip()
-    if paired and mode == "icount" and (seeds_new != "").all() \
+    out = None
+    if mode == "icount" and (seeds_new != "").all() \
             and (seeds_base != "").all():
-        a, b = _by_seed(ok_new, v_new), _by_seed(ok_base, v_base)
+        key = _by_seed if paired else _by_round
+        a, b = key(ok_new, v_new), key(ok_base, v_base)
         common = sorted(set(a.index) & set(b.index))
         lost = len(set(a.index) ^ set(b.index))
+        if lost and len(common) >= 2:
+            warnings.append("%s: %d %s without a partner left out of the "
+                            "paired comparison" % (
+                                what, lost, "perturbation seed(s)" if paired
+                                else "round(s)"))
         if len(common) >= 2:
-            if lost:
-                warnings.append("%s: %d perturbation seed(s) without a "
-                                "partner left out of the paired comparison"
-                                % (what, lost))
-            out = stats.compare_paired(a[common].values, b[common].values)
-            out["seeds"] = [str(s) for s in common]
-            return out
-        warnings.append("%s: fewer than 2 shared perturbation seeds, "
-                        "compared unpaired" % what)
-    return stats.compare_unpaired(v_new.values, v_base.values)
+            out = stats.compare_median(a[common].values, b[common].values)
+            out["seeds" if paired else "rounds"] = [str(s) for s in common]
+            out["floor_pts"] = floor or 0.0
+        else:
+            warnings.append("%s: fewer than 2 pairs, compared unpaired"
+                            % what)
+    if out is None:
+        out = stats.compare_unpaired(v_new.values, v_base.values)
+    out["significant"] = stats.significant(out, out.get("floor_pts", 0.0))
+    return out
 
 
 def _comparison_warnings(c, what, drift, warnings):
     """Warnings about one comparison (sample size, power, drift)."""
-    if c["n"] < 3 or c["n_baseline"] < 3:
-        warnings.append("%s: n=%d vs %d is too small for a t test to mean "
-                        "much" % (what, c["n"], c["n_baseline"]))
-    if c["min_p_rank"] > stats.ALPHA:
-        warnings.append("%s: n too small for the %s test to reach p<%.2f "
-                        "(smallest possible p=%.3g)"
-                        % (what, c["test_rank"], stats.ALPHA,
-                           c["min_p_rank"]))
-    if c["n"] >= 2 and c["n_baseline"] >= 2 and c["p_t"] != c["p_t"]:
-        warnings.append("%s: no variance, the t test is undefined" % what)
+    if c.get("estimate", "").startswith("median"):
+        if not stats.median_k(c["n"]):
+            warnings.append("%s: %d pairs: the median rule needs %d for a "
+                            "95%% interval; no interval, not significant"
+                            % (what, c["n"], calibrate.DEFAULT_SEEDS))
+    else:
+        if c["n"] < 3 or c["n_baseline"] < 3:
+            warnings.append("%s: n=%d vs %d is too small for a t test to "
+                            "mean much" % (what, c["n"], c["n_baseline"]))
+        if c["min_p_rank"] > stats.ALPHA:
+            warnings.append("%s: n too small for the %s test to reach "
+                            "p<%.2f (smallest possible p=%.3g)"
+                            % (what, c["test_rank"], stats.ALPHA,
+                               c["min_p_rank"]))
+        if c["n"] >= 2 and c["n_baseline"] >= 2 and c["p_t"] != c["p_t"]:
+            warnings.append("%s: no variance, the t test is undefined"
+                            % what)
     eff = abs(c["pct_change"])
     big = [d for d in drift if d == d and abs(d) > eff]
     if big and eff == eff:
@@ -148,7 +166,7 @@ def _label_info(runs, label, group, headline):
         "indexes": [int(i) for i in ok["index"]],
         "seeds": [s for s in ok["perturb_seed"]],
         "drift_pct": stats.drift_pct(ok["round"],
-                                     _per_run(ok, headline)[0]),
+                                     per_run(ok, headline)[0]),
         "steal_max_pct": float(steal.max()) if steal.notna().any()
         else stats.NAN,
     }
@@ -175,14 +193,15 @@ def _label_warnings(info, warnings):
                         % (lab, len(info["kernel_hashes"])))
 
 
-def _metric(runs, mode, metric, groups, infos, warnings, headline=None):
+def _metric(runs, mode, metric, groups, infos, warnings, headline=None,
+            cal=None):
     """Per-label description and comparisons of one metric; sample size,
     power and drift warnings for the headline metric."""
     ok_all = runs[runs["status"] == "ok"]
     per_label, values, oks = {}, {}, {}
     for label in [lab for g in groups.values() for lab in g]:
         ok = ok_all[ok_all["label"] == label]
-        vals, texts = _per_run(ok, metric)
+        vals, texts = per_run(ok, metric)
         keep = vals.notna()
         d = stats.describe(vals[keep].values)
         d["text"] = "/".join(sorted(texts)) if texts and not keep.any() \
@@ -198,10 +217,14 @@ def _metric(runs, mode, metric, groups, infos, warnings, headline=None):
         if not len(values[label]) or not len(values[base]):
             continue
         what = "%s vs %s (%s)" % (label, base, metric)
+        main = group == "main"
         c = compare(mode, oks[label], values[label], oks[base],
-                    values[base], warnings, what, paired=group == "main")
+                    values[base], warnings, what, paired=main,
+                    floor=calibrate.floor(cal, metric, "difference")
+                    if main else None)
         c.update(group=group, label=label, baseline=base,
-                 marker=stats.marker(c["p_t"]))
+                 marker=stats.marker(c["p_t"]) if c["significant"]
+                 else "~")
         if metric == headline:
             drift = [infos[label]["drift_pct"], infos[base]["drift_pct"]]
             _comparison_warnings(c, what, drift, warnings)
@@ -274,10 +297,11 @@ def summarize(res, loadfile=None):
     names = [m.name for m in schema.METRICS if m.derived
              or m.name in runs.columns] + [
         c + "_per_op" for c in schema.counter_columns(runs.columns)]
-    out_metrics = [_metric(runs, mode, m, groups, infos, warnings, headline)
-                   for m in names]
+    cal = calibrate.load() if mode == "icount" else None
+    out_metrics = [_metric(runs, mode, m, groups, infos, warnings, headline,
+                           cal) for m in names]
     ok = runs[runs["status"] == "ok"]
-    values = _per_run(ok, headline)[0]
+    values = per_run(ok, headline)[0]
     norm = values / values.groupby(ok["label"]).transform("mean")
     return {
         "schema": 2, "run_id": res.run_id, "mode": mode,
@@ -293,6 +317,7 @@ def summarize(res, loadfile=None):
         if loadfile is not None else None,
         "baseline": reference.BASELINE, "alpha": stats.ALPHA,
         "power": stats.POWER, "methods": METHODS,
+        "calibration": cal,
         "labels": [infos[lab] for lab in main + aa],
         "groups": groups, "metrics": out_metrics,
         "drift_overall_pct": stats.drift_pct(ok["round"], norm),

@@ -8,7 +8,7 @@ from analysis.view import AA_ONLY, comparisons, headline, metric, unit
 def verdict(c, name="throughput_mbps"):
     """One line: is 2011's ordering reproduced, is the effect significant."""
     eff = c.get("pct_2011")
-    sig = not F.missing(c["p_t"]) and c["p_t"] < 0.05
+    sig = c.get("significant", False)
     ours = c["pct_change"]
     line = "**%s vs %s**: " % (c["label"], c["baseline"])
     if eff is not None:
@@ -25,6 +25,10 @@ def verdict(c, name="throughput_mbps"):
     elif sig:
         line += "ordering NOT reproduced: significant in the opposite " \
                 "direction"
+    elif F.missing(c.get("pct_ci_lo")) and \
+            c.get("estimate", "").startswith("median"):
+        line += "not resolved: %d seeds are too few for the median " \
+                "rule's 95%% interval (it needs 6)" % c["n"]
     else:
         line += "not resolved: the difference is not significant " \
                 "(minimum detectable effect %s)" % F.pct(c["mde_pct"]) \
@@ -42,15 +46,16 @@ def _effect(c, noun):
     'differ by -0.50% [-1.2, +0.2] in NOUN (not significant) from'."""
     if F.missing(c.get("pct_change")):
         return "show no estimate of %s against" % noun
-    sig = not F.missing(c["p_t"]) and c["p_t"] < 0.05
+    sig = c.get("significant", False)
     x, lo, hi = c["pct_change"], c.get("pct_ci_lo"), c.get("pct_ci_hi")
     if not sig or F.missing(lo) or F.missing(hi):
         return "differ by %s in %s (not significant) from" % (
             F.pct_ci(c), noun)
     if x < 0:
         x, lo, hi = -x, -hi, -lo
-    return "complete %.2f%% [%.2f, %.2f] %s %s than" % (
-        x, lo, hi, "more" if c["pct_change"] >= 0 else "fewer", noun)
+    env = " ±%.2f env" % c["floor_pts"] if c.get("floor_pts") else ""
+    return "complete %.2f%% [%.2f, %.2f]%s %s %s than" % (
+        x, lo, hi, env, "more" if c["pct_change"] >= 0 else "fewer", noun)
 
 
 # A kvm run on an emulated host (tests/nested/run) answers nothing about
@@ -113,10 +118,43 @@ def answer(st):
                 line += "; loadfile position predicts %s (see \"MB/s " \
                         "explained\")" % F.pct_ci(pc)
             lines += ["", line + "."]
+    res = resolution(st, name, parts)
+    if res:
+        lines += ["", res]
     aa = [c for c in hm["comparisons"] if c["group"] == "aa"]
     if aa:
         lines += ["", aa_line(st, aa[0])]
     return "\n".join(lines)
+
+
+def resolution(st, name, parts):
+    """The smallest difference this protocol tells apart, and what it was
+    calibrated on (analysis/calibration.json), or None without one."""
+    cal = st.get("calibration")
+    m = ((cal or {}).get("metrics") or {}).get(name)
+    if not m:
+        return None
+    half = max(m["half_width"].values())
+    floor = m["floor_difference_pts"]
+    cover = min(m["coverage"].values())
+    n = parts[0][1]["n"]
+    text = ("**Resolution.** With %d seeds per kernel this protocol tells "
+            "apart differences in %s larger than about %.2f%%: the "
+            "median half-width of its intervals at %d seeds (%.3f points) "
+            "plus the environment floor (%.3f points, the most a harness "
+            "change alone moved a comparison). Calibrated on `%s` (%s "
+            "seeds per kernel): at n=%d, A/A false positives %.1f%% "
+            "(target at most %.0f%%), coverage at least %.1f%% (target "
+            "95%%); environments in `%s`." % (
+                cal["n"], unit(name), half + floor, cal["n"], half, floor,
+                cal["study"], min(m["seeds"].values()), cal["n"],
+                100 * m["false_positive"], 100 * cal["alpha"], 100 * cover,
+                cal["environment_study"]))
+    if n != cal["n"]:
+        text += " This run has %d seeds, not %d: its intervals are %s." % (
+            n, cal["n"], "narrower" if n > cal["n"] else "wider or "
+            "undefined")
+    return text
 
 
 def aa_line(st, c):
@@ -134,7 +172,14 @@ def aa_line(st, c):
         if cc:
             cells.append("%s %s (%s %s)" % (
                 unit(m), F.pct_ci(cc), F.p_is(cc["p_t"]), cc["marker"]))
-    return text + "; ".join(cells) + "."
+    failed = [x["metric"] for x in st["metrics"] for cc in x["comparisons"]
+              if cc["group"] == "aa" and cc["label"] == c["label"]
+              and cc.get("significant")]
+    verdict = "**passed**: no metric tells the twin from its kernel" \
+        if not failed else "**FAILED** on %s: the same kernel came out " \
+        "different, so this run's intervals are too narrow" % ", ".join(
+            failed)
+    return text + "; ".join(cells) + ". A/A control " + verdict + "."
 
 
 def verdicts(st):

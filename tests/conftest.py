@@ -7,6 +7,10 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PYTHON = "/usr/bin/python3"
+# Synthetic results dirs are analysed against a fixed calibration, not the
+# committed study's (analysis/calibrate.py path()), which a new study moves.
+os.environ.setdefault("JLBENCH_CALIBRATION", str(
+    ROOT / "tests" / "fixtures" / "analysis" / "calibration.json"))
 
 
 def pytest_configure(config):

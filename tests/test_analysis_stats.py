@@ -118,3 +118,34 @@ def test_zero_baseline_gives_no_percentage():
     c = stats.compare_paired([40.0, 40.0], [0.0, 0.0])
     assert math.isnan(c["pct_change"])
     assert stats.marker(float("nan")) == "?"
+
+
+def test_median_rule_order_statistics_known_answers():
+    # n=6: [min, max] at 1 - 2/64; n=9: [d(2), d(8)] at 1 - 20/512.
+    assert stats.median_k(5) == 0 and stats.median_k(6) == 1
+    assert stats.median_k(9) == 2 and stats.median_k(30) == 10
+    assert stats.median_conf(6, 1) == pytest.approx(1 - 2 / 64)
+    assert stats.median_conf(9, 2) == pytest.approx(1 - 20 / 512)
+    base = np.full(9, 1000.0)
+    gains = np.array([0.5, -0.1, 0.2, 0.9, 0.3, 0.4, 0.1, 0.6, 0.7])
+    c = stats.compare_median(base * (1 + gains / 100), base)
+    assert c["pct_change"] == pytest.approx(0.4)
+    assert (c["pct_ci_lo"], c["pct_ci_hi"]) == pytest.approx((0.1, 0.7))
+    # 8 of 9 positive: exact two-sided sign test.
+    assert c["p_t"] == pytest.approx(2 * 10 / 512)
+    assert stats.significant(c)
+    assert not stats.significant(c, floor_pct=0.15)   # 0.1 - 0.15 < 0
+
+
+def test_median_rule_has_no_interval_below_six_pairs():
+    base = np.full(5, 1000.0)
+    c = stats.compare_median(base * 1.01, base)
+    assert c["pct_change"] == pytest.approx(1.0)
+    assert math.isnan(c["pct_ci_lo"]) and not stats.significant(c)
+    assert c["p_t"] == pytest.approx(2 / 32)
+
+
+def test_significant_of_the_t_rules_is_their_p():
+    assert stats.significant({"p_t": 0.01}) and \
+        not stats.significant({"p_t": 0.2})
+    assert not stats.significant({"p_t": float("nan")})

@@ -6,6 +6,7 @@ JLBENCH_UPDATE_GOLDEN=1 and rerun, then review the diff of tests/golden/.
 """
 import csv
 import difflib
+import json
 import os
 import shutil
 import sys
@@ -129,10 +130,12 @@ def test_report_icount_matches_golden(tmp_path):
     assert "Noise floor (A/A control" in "\n".join(text.split("\n")[:40])
     assert inside_details(text, "| kernel | build hash |")
     # icount: the verdict and the first table are in operations per second
-    assert "complete 0.58% [0.50, 0.66] more tbench operations per second" \
-        in text.split("\n")[2]
+    assert "complete 0.61% [0.45, 0.65] ±0.02 env more tbench operations " \
+        "per second" in text.split("\n")[2]
     assert "| here ops/s, mean [95% CI] |" in text
-    assert "here +0.58% [+0.50, +0.66] ops/s" in text
+    assert "here +0.61% [+0.45, +0.65] ±0.02 env ops/s" in text
+    assert "**Resolution.** With 6 seeds per kernel" in text
+    assert "A/A control **passed**" in text
     assert "Noise floor (A/A control" in text
     assert "(plots/pct_change.svg)" in text
     # the s390x section, from the real selftest-s390x.csv of the fixture
@@ -250,22 +253,24 @@ def test_report_does_not_link_plots_of_another_run(tmp_path):
 
 def test_compare_prints_benchstat_like_table(tmp_path):
     old = synth.make_results(str(tmp_path), {
-        "jump-label": [40.0, 40.1, 39.9, 40.05, 39.95],
-        "atomic-read": [40.0, 40.1, 39.9, 40.05, 39.95]})
+        "jump-label": [40.0, 40.1, 39.9, 40.05, 39.95, 40.02],
+        "atomic-read": [40.0, 40.1, 39.9, 40.05, 39.95, 40.02]})
     new = synth.make_results(str(tmp_path), {
-        "jump-label": [41.0, 41.1, 40.9, 41.05, 40.95],
-        "atomic-read": [40.0, 40.1, 39.9, 40.05, 39.95]},
+        "jump-label": [41.0, 41.1, 40.9, 41.05, 40.95, 41.02],
+        "atomic-read": [40.0, 40.1, 39.9, 40.05, 39.95, 40.02]},
         name="20261202T000000Z-def5678", per_op=PER_OP)
     p = tool("compare", old, new)
     rows = {line.split("|")[2].strip(): line for line in p.stdout.splitlines()
             if line.startswith("| throughput_mbps")}
     assert set(rows) == {"jump-label", "atomic-read"}
     jl = [c.strip() for c in rows["jump-label"].split("|")]
-    assert jl[3] == "40.000 ±0.25%" and jl[4] == "41.000 ±0.24%"
-    assert jl[5].startswith("+2.50% [") and jl[8] == "***"
+    assert jl[3] == "40.003 ±0.19%" and jl[4] == "41.003 ±0.18%"
+    # the median rule, paired by seed: six of six up, sign test p = 2/64
+    assert jl[5].startswith("+2.50% [") and jl[6] == "0.031 sign test"
+    assert jl[8] == "*"
     ar = [c.strip() for c in rows["atomic-read"].split("|")]
     assert ar[5].startswith("+0.00% [") and ar[8] == "~"
-    assert "n" in p.stdout and "5+5" in rows["atomic-read"]
+    assert "6+6 by seed" in rows["atomic-read"]
     # counters only where both runs have them
     assert "kernel_branches/op" not in p.stdout
     bad = tool("compare", old, tmp_path / "missing", check=False)
@@ -286,10 +291,13 @@ def _set_column(results_dir, column, value, label=None):
         w.writerows(rows)
 
 
-def test_compare_names_what_changed_and_marks_same_kernel_env(tmp_path):
+def test_compare_names_what_changed_and_marks_same_kernel_env(tmp_path,
+                                                             monkeypatch):
     """The same kernels under another image: differences are the
-    environment's (`env`), never starred; another kernel's are starred."""
-    vals = [40.0, 40.1, 39.9, 40.05, 39.95]
+    environment's (`env`), never starred without a measured floor; another
+    kernel's are starred."""
+    monkeypatch.setenv("JLBENCH_CALIBRATION", str(tmp_path / "none.json"))
+    vals = [40.0, 40.1, 39.9, 40.05, 39.95, 40.02]
     old = synth.make_results(str(tmp_path), {"jump-label": vals,
                                              "atomic-read": vals})
     new = synth.make_results(str(tmp_path), {
@@ -308,6 +316,31 @@ def test_compare_names_what_changed_and_marks_same_kernel_env(tmp_path):
     assert "other kernel: jump-label " in p.stdout
     jl = [line for line in p.stdout.splitlines()
           if line.startswith("| throughput_mbps | jump-label")][0]
-    assert jl.rstrip().endswith("| *** |"), jl
+    assert jl.rstrip().endswith("| * |"), jl
     p = tool("compare", old, old)
     assert "what differs: nothing but the runs' own seeds" in p.stdout
+
+
+def test_compare_across_environments_uses_the_measured_floor(tmp_path,
+                                                             monkeypatch):
+    """With a calibration, a same-kernel difference beyond the level floor
+    is significant and says so; one within it stays `env`."""
+    vals = [40.0, 40.1, 39.9, 40.05, 39.95, 40.02]
+    old = synth.make_results(str(tmp_path), {"jump-label": vals,
+                                             "atomic-read": vals})
+    new = synth.make_results(str(tmp_path), {
+        "jump-label": [v * 1.01 for v in vals],
+        "atomic-read": [v * 1.001 for v in vals]},
+        name="20261202T000000Z-def5678")
+    _set_column(new, "image_hash", "feedfacefeedface")
+    cal = tmp_path / "calibration.json"
+    cal.write_text(json.dumps({"metrics": {"throughput_mbps": {
+        "floor_level_pct": 0.5, "floor_difference_pts": 0.2}}}))
+    monkeypatch.setenv("JLBENCH_CALIBRATION", str(cal))
+    p = tool("compare", old, new)
+    rows = {line.split("|")[2].strip(): line for line in p.stdout.splitlines()
+            if line.startswith("| throughput_mbps")}
+    assert rows["jump-label"].rstrip().endswith("| * |"), rows
+    assert "±0.50 env" in rows["jump-label"]
+    assert rows["atomic-read"].rstrip().endswith("| env |"), rows
+    assert "its interval reaches within the environment floor" in p.stdout

@@ -23,14 +23,16 @@ PERTURB_MAX = 2 ** 32 - 1
 
 # Run lengths per profile and accelerator mode: (boots per label and length,
 # tbench seconds per run: one length or several).
-# quick: what the default ./run_all.sh runs (icount: 3 variants x 5 seeds x
-#   20 s, about 16 minutes here; see bench/README.md for the measurements);
+# quick: what the default ./run_all.sh runs (icount: 3 variants x 6 seeds x
+#   20 s plus the A/A twin; 6 is the fewest seeds at which the report's
+#   median rule has a 95% interval, docs/calibration.md; see
+#   bench/README.md for the measurements);
 # long: the convergence check: every label at 20, 60 and 180 s, 3 seeds each
 #   (does MB/s converge to the operations figure as runs cover more of the
 #   loadfile?);
 # seed: tbench's default 600 s per run, five runs per kernel, as in 2011.
 PROFILES = {
-    "quick": {"icount": (5, (20,)), "tcg": (5, (30,)), "kvm": (5, (60,))},
+    "quick": {"icount": (6, (20,)), "tcg": (5, (30,)), "kvm": (5, (60,))},
     "long": {"icount": (3, (20, 60, 180)), "tcg": (3, (20, 60, 180)),
              "kvm": (3, (20, 60, 180))},
     "seed": {"icount": (5, (600,)), "tcg": (5, (600,)), "kvm": (5, (600,))},
