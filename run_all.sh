@@ -21,6 +21,12 @@
 #                          (by default atomic-read also runs as
 #                          atomic-read.aa: the report's noise floor)
 #   --clients N            tbench clients (default: 20, as in 2011)
+#   --append WORDS         extra kernel command line words for every boot
+#                          of bench/run, after each build's boot_args (one
+#                          argument; no quotes or newlines, of the jlbench.*
+#                          words only jlbench.envpad=N;
+#                          kept in meta.json, and on --resume the same or
+#                          none)
 #   --model                icount: the plugin also models a core's branch
 #                          predictor and L1 caches (REPORT.md's "Modelled
 #                          hardware cost"; several times the runs' wall
@@ -70,6 +76,7 @@ JLBENCH_STAGE=run_all
 config=full
 make_jobs=$(nproc)
 jobs_args=()
+append_args=()
 exec_args=()
 variants=""
 bench_args=()
@@ -92,6 +99,11 @@ while [[ $# -gt 0 ]]; do
 	--jobs)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		jobs_args=(--jobs "$2")
+		shift 2
+		;;
+	--append)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		append_args=(--append "$2")
 		shift 2
 		;;
 	--executor | --slurm-partition | --slurm-account | --slurm-time | --slurm-args)
@@ -224,10 +236,12 @@ fi
 initramfs=$(cat "$work/image.path")
 if [[ -n "$resume" ]]; then
 	stage runs "$JLBENCH_ROOT/bench/run" --resume "$resume" --builds "$builds" \
-		--initramfs "$initramfs" --out "$work/results.path" "${jobs_args[@]}" "${exec_args[@]}"
+		--initramfs "$initramfs" --out "$work/results.path" "${append_args[@]}" "${jobs_args[@]}" \
+		"${exec_args[@]}"
 else
 	stage runs "$JLBENCH_ROOT/bench/run" --builds "$builds" --initramfs "$initramfs" \
-		--out "$work/results.path" "${bench_args[@]}" "${jobs_args[@]}" "${exec_args[@]}"
+		--out "$work/results.path" "${bench_args[@]}" "${append_args[@]}" "${jobs_args[@]}" \
+		"${exec_args[@]}"
 fi
 results=$(cat "$work/results.path")
 stage selftest "$JLBENCH_ROOT/bench/selftest" --builds "$builds" --initramfs "$initramfs" \

@@ -9,6 +9,7 @@ import csv
 import gzip
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -19,7 +20,8 @@ import pytest
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from bench.tries import plan, runner  # noqa: E402
+from bench.session import cli  # noqa: E402
+from bench.tries import plan, runner, slurmtask  # noqa: E402
 from bench.tries.inputs import read_builds, read_images  # noqa: E402
 from lib.format import results  # noqa: E402
 from lib.log import Log  # noqa: E402
@@ -241,6 +243,107 @@ def test_dry_run_with_the_model_gives_the_plugin_its_arguments(setup):
         assert spec.endswith(",keys=RESULTS/keys/%s.txt" % v)
 
 
+def test_dry_run_shows_the_append_words_on_every_kernel_command_line(setup):
+    tmp, base, env, script = setup
+    (tmp / "builds" / "jump-label" / "build.json").write_text(json.dumps(
+        {"hash": "hjump", "boot_args": "mitigations=off"}))
+    p = run(base + ["--no-aa", "--dry-run", "--accel", "icount", "--boots",
+                    "1", "--no-plugin", "--append", " foo=1   bar "],
+            env=env)
+    assert "# --append: foo=1 bar" in p.stdout
+    cmds = [ln for ln in p.stdout.splitlines() if not ln.startswith("#")]
+    assert len(cmds) == 3
+    for c in cmds:
+        words = shlex.split(c)
+        append = words[words.index("-append") + 1]
+        assert append.endswith(" foo=1 bar"), append
+        assert append.startswith("console=ttyS0 ")
+        if "/jump-label/" in c:
+            assert append.endswith(" mitigations=off foo=1 bar")
+    assert not (tmp / "results").exists()
+
+
+def test_append_is_recorded_and_kept_on_resume(setup):
+    tmp, base, env, script = setup
+    script.write_text("crash\n")
+    p = run(base + ["--no-aa", "--jobs", "1", "--accel", "icount",
+                    "--boots", "1", "--seconds", "1", "--no-plugin",
+                    "--retries", "0", "--append", "foo=1 bar"], env=env,
+            check=False)
+    assert p.returncode == 1, p.stderr
+    d = (tmp / "out").read_text().strip()
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    assert meta["protocol"]["append"] == "foo=1 bar"
+
+    def appends():
+        out = {}
+        for name in sorted(os.listdir(os.path.join(d, "raw"))):
+            if name.endswith(".qemu-cmd"):
+                words = shlex.split(open(os.path.join(d, "raw",
+                                                      name)).read())
+                out[name] = words[words.index("-append") + 1]
+        return out
+    assert len(appends()) == 3
+    assert all(a.endswith(" foo=1 bar") for a in appends().values())
+    p = run([RUN, "--resume", d, "--append", "foo=2"] + base[1:], env=env,
+            check=False)
+    assert p.returncode == 2, p.stderr
+    assert "was run with --append 'foo=1 bar', not 'foo=2'" in p.stderr
+    p = run([RUN, "--resume", d, "--append", ""] + base[1:], env=env,
+            check=False)
+    assert p.returncode == 2 and "--append 'foo=1 bar'" in p.stderr
+    # the same words (blanks aside) or none: the recorded ones
+    run([RUN, "--resume", d, "--append", "foo=1  bar"] + base[1:] +
+        ["--dry-run"], env=env)
+    run([RUN, "--resume", d] + base[1:], env=env)
+    got = appends()
+    assert len(got) == 4 and all(a.endswith(" foo=1 bar")
+                                 for a in got.values())
+    assert [(x["index"], x["try"], x["status"]) for x in rows(d)][-1][1:] \
+        == ("2", "ok")
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    assert meta["protocol"]["append"] == "foo=1 bar"
+
+
+def test_a_resume_with_append_of_a_dir_run_without_is_refused(setup):
+    tmp, base, env, script = setup
+    run(base + ["--no-aa", "--accel", "icount", "--boots", "1",
+                "--seconds", "1", "--no-plugin", "--variants",
+                "jump-label"], env=env)
+    d = (tmp / "out").read_text().strip()
+    assert json.load(open(os.path.join(d, "meta.json")))["protocol"][
+        "append"] == ""
+    p = run([RUN, "--resume", d, "--append", "quiet"] + base[1:], env=env,
+            check=False)
+    assert p.returncode == 2
+    assert "was run with --append '', not 'quiet'" in p.stderr
+
+
+def test_slurm_tasks_boot_with_the_append_words(setup):
+    """A Slurm task rebuilds its Context from slurm/context.json: the
+    protocol's --append words come along."""
+    tmp, base, env, script = setup
+    builds = read_builds(str(tmp / "builds.tsv"))
+    images = read_images(str(tmp / "img.cpio.gz"), list(builds))
+    resdir = results.ResultsDir.create(str(tmp / "r"), [])
+    params = {"clients": 2, "seconds": 1, "perf": "none", "perf_events": [],
+              "append": "foo=1 bar"}
+    ctx = runner.Context("icount", params, 1, builds, images, resdir,
+                         Log(quiet=True), timeout=30, qemu_bin=str(STANDIN))
+    slurmtask.write_context(ctx)
+    task = slurmtask.read_context(resdir, Log(quiet=True), lambda: False)
+    p = plan.make([("jump-label", "jump-label")], 1, 4, True)
+    g = runner.guest(task, p[0], resdir.raw_base(p[0], 1))
+    assert g.append == runner.guest(ctx, p[0], g.base).append
+    assert g.append.endswith(" jlbench.perturb=%d foo=1 bar"
+                             % p[0].perturb_seed)
+
+
+def test_append_takes_the_agent_word_no_option_sets():
+    """bench/envstudy's jlbench.envpad passes; the words are normalised."""
+    assert cli.append_words("jlbench.envpad=64  x") == "jlbench.envpad=64 x"
+
+
 @pytest.mark.parametrize("extra, msg", [
     (["--boots", "0"], "--boots"),
     (["--clients", "600"], "--clients"),
@@ -250,6 +353,12 @@ def test_dry_run_with_the_model_gives_the_plugin_its_arguments(setup):
     (["--perf", "cycles,cycles"], "repeated"),
     (["--timeout", "-1"], "--timeout"),
     (["--bogus"], "unrecognized"),
+    (["--append", "quiet jlbench.clients=4"],
+     "jlbench.clients is set by --clients"),
+    (["--append", "jlbench.bogus=1"], "jlbench.bogus is not one of"),
+    (["--append", 'x="a b"'], "a word with a quote"),
+    (["--append", "x='1'"], "a word with a quote"),
+    (["--append", "a\nb"], "a newline"),
 ])
 def test_usage_errors(setup, extra, msg):
     tmp, base, env, script = setup

@@ -148,6 +148,20 @@ def test_rerun_of_an_icount_try_passes_with_the_same_bits(setup):
         [x for x in old if "/raw/" not in x]
 
 
+def test_a_run_with_append_reruns_with_its_words(setup):
+    """The rerun boots with the recorded QEMU command line: bench/run's
+    --append words (meta.json protocol.append) come along."""
+    tmp, env, argv = setup
+    tmp, env, d = made((tmp, env, argv + ["--append", "foo=1 bar"]))
+    p = rerun(d, tmp, env, "--run", "1")
+    assert p.returncode == 0, p.stdout + p.stderr
+    new = shlex.split(
+        (tmp / "rerun" / "001-jump-label-try1.qemu-cmd").read_text())
+    assert new[new.index("-append") + 1].endswith(" foo=1 bar")
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    assert meta["protocol"]["append"] == "foo=1 bar"
+
+
 def edit_csv(path, index, **cells):
     with open(path, newline="") as f:
         rows = list(csv.reader(f))

@@ -48,6 +48,7 @@ def test_stage_order_and_the_plugin_stage():
 @pytest.mark.parametrize("args, msg", [
     (["--s390x", "bogus"], "--s390x takes jump-label, all or none"),
     (["--jobs"], "--jobs needs a value"),
+    (["--append"], "--append needs a value"),
     (["--bogus"], "unknown option '--bogus'"),
 ])
 def test_usage_errors(args, msg):

@@ -32,7 +32,8 @@ accelerators:
   tcg     multi-threaded TCG, emulated wall-clock time: noisy.
 
 profiles (boots per variant x tbench seconds):
-  quick   icount 5 x 20 s, tcg 5 x 30 s, kvm 5 x 60 s (the default)
+  quick   icount 6 x 20 s, tcg 5 x 30 s, kvm 5 x 60 s (the default;
+          icount's 6 seeds: docs/calibration.md)
   long    3 x 20 s, 3 x 60 s and 3 x 180 s: how the metrics converge with
           run length (analysis/report shows it in its convergence section)
   seed    5 x 600 s (tbench's default, as in 2011)
@@ -55,6 +56,20 @@ exit codes: 0 every planned run succeeded; 1 runs failed or an error
 """
 DEFAULT_PERF = "branches,branch-misses,instructions,cycles,task-clock," \
     "context-switches"
+
+# The agent's own kernel command line words (guest-image/PROTOCOL.md) and
+# what sets each in bench/run; --append takes none of them, but for those
+# no option sets (APPENDABLE: bench/envstudy's jlbench.envpad).
+PROTOCOL_WORDS = {
+    "mode": "is set by bench/run itself (tbench)",
+    "variant": "is set by bench/run itself (each run's kernel)",
+    "clients": "is set by --clients",
+    "seconds": "is set by --seconds",
+    "perf": "is set by --perf",
+    "perturb": "is set by --seed (icount: a perturbation seed per round)",
+    "timeout": "is left at the agent's default by bench/run",
+}
+APPENDABLE = ("envpad",)
 
 
 class UsageError(Exception):
@@ -93,6 +108,42 @@ def _lengths(text):
     if len(set(out)) != len(out):
         raise argparse.ArgumentTypeError("repeated run lengths in %r" % text)
     return out
+
+
+def append_words(text):
+    """--append: the words of text joined by single blanks; raises
+    UsageError on a newline, a jlbench.* word (the agent's own protocol)
+    or a word with a quote or another control character."""
+    if "\n" in text or "\r" in text:
+        raise UsageError("--append %r: a newline in the words; give them on "
+                         "one line (the kernel command line is one)" % text)
+    words = text.split()
+    for w in words:
+        key = w[len("jlbench."):].split("=")[0]
+        if w.startswith("jlbench.") and key not in APPENDABLE:
+            who = PROTOCOL_WORDS.get(key)
+            raise UsageError(
+                "--append %s: jlbench.* words are the harness's own "
+                "protocol (guest-image/PROTOCOL.md): jlbench.%s %s" % (
+                    w, key, who or "is not one of its parameters"))
+        if any(c in "\"'" or not c.isprintable() for c in w):
+            raise UsageError(
+                "--append %r: a word with a quote or a control character; "
+                "give plain words: they are split at blanks, and quoted "
+                "values are not supported" % w)
+    return " ".join(words)
+
+
+def resume_append(args, recorded):
+    """--resume: the --append words of the results dir (recorded: its
+    meta.json protocol's, "" when none); raises UsageError when --append
+    was given with other words."""
+    if args.append is not None and args.append != recorded:
+        raise UsageError(
+            "--resume %s: that results dir was run with --append %r, not "
+            "%r; resume with the same words or without --append (they are "
+            "read from its meta.json)" % (args.resume, recorded, args.append))
+    return recorded
 
 
 def _perf(text):
@@ -193,6 +244,11 @@ def parser():
     a("--perf", type=_perf, default=DEFAULT_PERF, metavar="LIST",
       help="perf events the guest counts, or none (default: %s)"
            % DEFAULT_PERF)
+    a("--append", metavar="WORDS",
+      help="extra kernel command line words for every boot, after the "
+           "build's boot_args (one argument; no quotes or newlines, and "
+           "of the jlbench.* words only jlbench.envpad=N; --resume keeps "
+           "the recorded ones)")
     a("--model", action="store_true",
       help="icount: the plugin also models a core's branch predictor and "
            "L1 caches and counts static-key word accesses (several times "
@@ -237,6 +293,8 @@ def parse(argv):
         if not os.path.isdir(args.resume):
             raise UsageError("--resume %s: no such directory" % args.resume)
     check_guest_args(args, ("builds", "initramfs"))
+    if args.append is not None:
+        args.append = append_words(args.append)
     if args.accel == "icount" and args.smp not in (None, 1):
         raise UsageError("icount mode runs exactly one vCPU; drop --smp")
     problem = slurm.check_args(args)

@@ -70,6 +70,9 @@ def _announce(args, log, s):
                   duration(expected / max(1, min(jobs, len(s.pending)))),
                   duration(per_try), jobs),
               always=True)
+    if s.meta["protocol"].get("append"):
+        log.write("extra kernel command line words (--append): %s"
+                  % s.meta["protocol"]["append"], always=True)
     return jobs, per_try
 
 
@@ -158,6 +161,9 @@ def main(argv):
     log = Log(quiet=args.quiet)
     try:
         builds, s = _open(args, log)
+    except cli.UsageError as e:
+        log.error("%s (see bench/run --help)" % e)
+        return 2
     except (session.Fail, inputs.InputError, ValueError,
             slurm.SlurmError) as e:
         log.error(str(e))

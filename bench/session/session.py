@@ -3,9 +3,10 @@
 A new session (new_session) chooses the accelerator, draws the plan and
 creates the results dir, plan.csv and meta.json (_create writes its first
 version); --resume (resume_session) reopens one and takes the plan,
-protocol and accelerator from its meta.json, checking that the kernels and
-images given are the ones it was started with. Either gives a Session,
-which bench/session/runmain.py runs.
+protocol (--append's words included) and accelerator from its meta.json,
+checking that the kernels and images given are the ones it was started
+with (a --resume with other --append words is a cli.UsageError). Either
+gives a Session, which bench/session/runmain.py runs.
 """
 import os
 import random
@@ -18,6 +19,7 @@ from typing import Optional
 from bench.guest import accel, boot, execute, qemu
 from bench.model import keywords
 from bench.replay import provenance
+from bench.session import cli
 from bench.tries import inputs, runner, slurmrun
 from bench.tries import plan as planmod
 from lib import ROOT, hostinfo, model
@@ -36,12 +38,14 @@ def utc():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def probe_kvm(build, image, qemu_bin, log_path, bound=accel.PROBE_SECONDS):
+def probe_kvm(build, image, qemu_bin, log_path, bound=accel.PROBE_SECONDS,
+              extra=""):
     """Boot build under KVM until the agent starts: (ok, detail). The
-    console goes to log_path (BASE.log), QEMU's stderr to BASE.stderr."""
+    console goes to log_path (BASE.log), QEMU's stderr to BASE.stderr;
+    extra: the run's --append words."""
     append = boot.kernel_args(build.variant, "tbench",
                               boot.tbench_words(1, 1, None, 0),
-                              build.boot_args)
+                              build.boot_args, extra)
     guest = boot.Guest(build.kernel, image.path, append,
                        os.path.splitext(log_path)[0])
     t0 = time.monotonic()
@@ -218,7 +222,7 @@ def _choose_accel(args, log, builds, images, variants, qemu_bin, probe_log):
         log.info("probing KVM: booting %s for at most %.0f s (%s)"
                  % (probe_build.variant, bound, why_bound))
         return probe_kvm(probe_build, probe_image, qemu_bin, probe_log,
-                         bound)
+                         bound, args.append or "")
 
     try:
         decision = accel.decide(args.accel, probe)
@@ -269,7 +273,8 @@ def _meta(args, setup, runs, builds, images, qemu_bin):
     perf_events = [] if args.perf == "none" else args.perf.split(",")
     params = {"mode": "tbench", "clients": args.clients,
               "seconds": setup.seconds, "lengths": list(lengths),
-              "perf": args.perf, "perf_events": perf_events}
+              "perf": args.perf, "perf_events": perf_events,
+              "append": args.append or ""}
     timeout = args.timeout or planmod.default_timeout(
         mode, setup.seconds, bool(setup.plugin), args.model)
     return {
@@ -430,6 +435,7 @@ def _resume_model_args(meta, resdir):
 def resume_session(args, log, builds):
     """Reopen args.resume; check that builds and images match its meta."""
     resdir, meta = _reopen(args, log)
+    cli.resume_append(args, meta["protocol"].get("append", ""))
     images = _same_inputs(args, meta, builds)
     _resume_accel(args, meta)
     sites = _resume_plugin(args, meta, builds, resdir)

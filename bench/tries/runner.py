@@ -27,8 +27,9 @@ Interrupted = boot.Interrupted
 
 @dataclass
 class Context:
-    """Everything a try needs. params: clients, seconds, perf (str),
-    perf_events (list); builds/images: {variant: Build/Image}; sites:
+    """Everything a try needs. params: meta.json's protocol: clients,
+    seconds, perf (str), perf_events (list), append (--append's words,
+    absent in older dirs); builds/images: {variant: Build/Image}; sites:
     {variant: the plugin's sites= file}; plugin_args: {variant: the
     plugin's other arguments}."""
     mode: str
@@ -65,7 +66,7 @@ def guest(ctx, run, base):
         run.variant, p.get("mode", "tbench"),
         boot.tbench_words(p["clients"], run.seconds, p.get("perf"),
                           run.perturb_seed, p.get("guest_timeout")),
-        build.boot_args)
+        build.boot_args, p.get("append", ""))
     return boot.Guest(build.kernel, ctx.images[run.variant].path, append,
                       base, plugin=ctx.plugin,
                       sites=ctx.sites.get(run.variant),
@@ -260,6 +261,9 @@ def dry_run(ctx, s):
               len(s.plan), len(p["labels"]), p["boots"], p["seed"],
               s.mode, s.meta["runner"]["jobs"]))
     print("# accelerator: %s" % s.meta["accel"]["reason"])
+    if s.meta["protocol"].get("append"):
+        print("# --append: %s (after each build's boot_args)"
+              % s.meta["protocol"]["append"])
     print("# runs.csv rows would go to results/<UTC time>-<git sha>/")
     where = results.ResultsDir("RESULTS", [])
     for run in s.pending:
