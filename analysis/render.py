@@ -16,7 +16,7 @@ from analysis import configs, convergence, explain, facts, metrics, reference
 from analysis import fmt as F
 from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
                            metric, unit)
-from analysis import figures, hosts, modelcost
+from analysis import figures, hosts, modelcost, modes
 from analysis.verdict import answer, nested, verdicts
 from lib.format import schema
 
@@ -317,6 +317,7 @@ def render(res, st, out_path, plots_dir):
         ("Convergence with run length", convergence.section(
             os.path.dirname(res.path), out_dir, plots_dir)),
         ("Statistics", statistics(st)),
+        ("Per-seed distribution and its modes", modes.section(st)),
         ("Branch counts", counters(st)),
         ("Kernel configs: more static keys on the path",
          configs.section(res, st, out_dir)),

@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import (calibrate, explain, facts, hosts, metrics, reference,
-                      stats)
+from analysis import (calibrate, explain, facts, hosts, metrics, modes,
+                      reference, stats)
 from analysis.load import per_run
 from lib.format import schema
 
@@ -273,11 +273,11 @@ def summarize(res, loadfile=None):
     length's comparisons go to "convergence". loadfile: tbench's loadfile
     (analysis/loadfile.py) for the MB/s explanation, or None."""
     all_runs = res.runs
-    modes = sorted(set(all_runs["mode"]))
-    if len(modes) != 1:
+    run_modes = sorted(set(all_runs["mode"]))
+    if len(run_modes) != 1:
         raise ValueError("runs.csv mixes modes %s: analyse one mode per "
-                         "results dir" % ", ".join(modes))
-    mode = modes[0]
+                         "results dir" % ", ".join(run_modes))
+    mode = run_modes[0]
     headline = metrics.headline(mode)
     lengths = sorted(int(s) for s in set(all_runs["seconds"].dropna()))
     runs = all_runs[all_runs["seconds"] == max(lengths)] \
@@ -318,6 +318,8 @@ def summarize(res, loadfile=None):
         "baseline": reference.BASELINE, "alpha": stats.ALPHA,
         "power": stats.POWER, "methods": METHODS,
         "calibration": cal,
+        "seed_modes": modes.analyse(runs, main + aa, headline)
+        if mode == "icount" else None,
         "labels": [infos[lab] for lab in main + aa],
         "groups": groups, "metrics": out_metrics,
         "drift_overall_pct": stats.drift_pct(ok["round"], norm),

@@ -1,0 +1,190 @@
+"""Modes of the per-seed distribution, and what separates them.
+
+Under icount one perturbation seed gives one exact figure, and a kernel's
+seeds need not scatter around one centre: the distro run's atomic-read came
+out at 124,597-124,621 operations for three seeds and 124,792-124,818 for
+two. A t interval over five draws of such a distribution is not a 95% one
+(docs/calibration.md), which is why the report's rule is distribution-free;
+this module says where the modes are and which other figures of the same
+runs move with them, so that a reader sees the mechanism, not only its
+spread.
+
+split() finds two modes in one label's per-seed values: the largest gap
+between sorted values, when it is several times wider than the spread
+inside either side and each side holds at least MIN_SHARE of the seeds.
+separators() ranks the other per-run figures of runs.csv by how cleanly
+they tell the two modes apart (the rank statistic AUC: 1 or 0 is a clean
+cut, 0.5 none). analyse() does both for every label with MIN_SEEDS or more
+seeds, and says whether a seed falls in the same mode under every kernel
+(a property of the seed's timing) or not (of the kernel).
+"""
+import numpy as np
+
+from analysis import fmt as F
+from analysis.load import per_run, split_counter
+from lib.format import schema
+
+MIN_SEEDS = 10
+MIN_SHARE = 0.1
+GAP_FACTOR = 4.0
+# runs.csv figures that may move with a mode, besides the counters (per op)
+FIGURES = ("max_latency_ms", "uptime_tbench_start_s", "boot_seconds",
+           "user_ticks", "system_ticks", "softirq_ticks", "irq_ticks",
+           "idle_ticks", "throughput_mbps")
+
+
+def _spread(x):
+    """Robust spread: 1.4826 x the median absolute deviation."""
+    return 1.4826 * float(np.median(np.abs(x - np.median(x)))) if len(x) \
+        else 0.0
+
+
+def split(values):
+    """(low, high) boolean masks over values when they form two modes,
+    else None."""
+    x = np.asarray(values, dtype=float)
+    n = x.size
+    if n < MIN_SEEDS:
+        return None
+    order = np.argsort(x)
+    s = x[order]
+    gaps = np.diff(s)
+    least = max(2, int(np.ceil(MIN_SHARE * n)))
+    cands = range(least - 1, n - least)
+    if not len(cands):
+        return None
+    i = max(cands, key=lambda k: gaps[k])
+    lo, hi = s[:i + 1], s[i + 1:]
+    inside = max(_spread(lo), _spread(hi), 1e-12 * abs(float(s.mean())))
+    if gaps[i] <= GAP_FACTOR * inside:
+        return None
+    low = np.zeros(n, dtype=bool)
+    low[order[:i + 1]] = True
+    return low, ~low
+
+
+def auc(a, b):
+    """P(a value of b > a value of a), ties counted half."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    greater = (b[:, None] > a[None, :]).sum()
+    ties = (b[:, None] == a[None, :]).sum()
+    return float((greater + 0.5 * ties) / (a.size * b.size))
+
+
+def _columns(ok):
+    """{name: per-run values} of the figures a mode may move with."""
+    out = {}
+    for c in schema.counter_columns(ok.columns):
+        num, texts = split_counter(ok[c])
+        if not texts and num.notna().all():
+            out[c + "/op"] = (num / ok["ops"].astype(float)).values
+    for c in FIGURES:
+        if c in ok.columns:
+            v = ok[c].astype(float)
+            if v.notna().all():
+                out[c] = v.values
+    return out
+
+
+def separators(ok, low, top=4):
+    """[(figure, auc, low mean, high mean)] of the figures that best tell
+    the modes apart (|auc - 0.5| at least 0.4), best first."""
+    out = []
+    for name, v in _columns(ok).items():
+        if np.all(v == v[0]):
+            continue
+        a = auc(v[low], v[~low])
+        if abs(a - 0.5) >= 0.4:
+            out.append((name, a, float(v[low].mean()),
+                        float(v[~low].mean())))
+    out.sort(key=lambda r: -abs(r[1] - 0.5))
+    return out[:top]
+
+
+def analyse(runs, labels, headline):
+    """{"labels": {label: ...}, "same_seed_mode": {pair: share}}: per label
+    its seeds' spread and modes (when it has MIN_SEEDS seeds)."""
+    ok_all = runs[(runs["status"] == "ok")
+                  & (runs["perturb_seed"].astype(str).str.strip() != "")]
+    out, high_seeds = {}, {}
+    for label in labels:
+        ok = ok_all[ok_all["label"] == label]
+        if len(ok) < 2:
+            continue
+        v = per_run(ok, headline)[0].values.astype(float)
+        med = float(np.median(v))
+        rec = {"n": int(len(v)), "median": med,
+               "min_pct": 100.0 * (v.min() / med - 1),
+               "max_pct": 100.0 * (v.max() / med - 1), "modes": None}
+        masks = split(v)
+        if masks is not None:
+            low, high = masks
+            rec["modes"] = {
+                "sizes": [int(low.sum()), int(high.sum())],
+                "centres_pct": [100.0 * (float(np.median(v[m])) / med - 1)
+                                for m in (low, high)],
+                "gap_pct": 100.0 * (v[high].min() - v[low].max()) / med,
+                "separators": separators(ok, low)}
+            high_seeds[label] = set(ok["perturb_seed"].astype(str)[high])
+            rec["all_seeds"] = set(ok["perturb_seed"].astype(str))
+        out[label] = rec
+    agree = {}
+    moded = sorted(high_seeds)
+    for i, a in enumerate(moded):
+        for b in moded[i + 1:]:
+            common = out[a]["all_seeds"] & out[b]["all_seeds"]
+            if common:
+                same = sum((s in high_seeds[a]) == (s in high_seeds[b])
+                           for s in common)
+                agree["%s / %s" % (a, b)] = same / len(common)
+    for rec in out.values():
+        rec.pop("all_seeds", None)
+    return {"labels": out, "same_seed_mode": agree}
+
+
+def section(st):
+    """REPORT.md's per-seed distribution section."""
+    seeds = st.get("seed_modes")
+    if not seeds or not seeds["labels"]:
+        return ("No per-seed distribution: this run has no perturbation "
+                "seeds (only icount runs have them).")
+    unit = "ops/s" if st.get("headline") == "ops_per_s" else "MB/s"
+    rows = []
+    order = st["groups"]["main"] + st["groups"]["aa"]
+    for label in [lab for lab in order if lab in seeds["labels"]]:
+        r = seeds["labels"][label]
+        m = r["modes"]
+        if m:
+            modes = "two: %d seeds at %s, %d at %s (gap %.3f%%)" % (
+                m["sizes"][0], F.pct(m["centres_pct"][0], 3),
+                m["sizes"][1], F.pct(m["centres_pct"][1], 3), m["gap_pct"])
+            sep = "; ".join("%s %s vs %s (AUC %.2f)" % (
+                name, F.val(lo, 5), F.val(hi, 5), a)
+                for name, a, lo, hi in m["separators"]) or "none found"
+        else:
+            modes = "one" if r["n"] >= MIN_SEEDS else \
+                "(fewer than %d seeds)" % MIN_SEEDS
+            sep = "-"
+        rows.append(["`%s`" % label, str(r["n"]), F.val(r["median"], 6),
+                     "%s .. %s" % (F.pct(r["min_pct"], 3),
+                                   F.pct(r["max_pct"], 3)), modes, sep])
+    text = [F.table(["label", "seeds", "median %s" % unit,
+                     "range (from the median)", "modes",
+                     "what moves with the mode (low vs high mode)"],
+                    rows, "lrrrll"), ""]
+    text.append(
+        "One value per perturbation seed (`plots/seeds.svg` draws them). "
+        "Two modes: the largest gap between sorted values is more than "
+        "%g times the spread inside either side, each side holding %d%% "
+        "of the seeds or more. AUC: how cleanly a figure of the same runs "
+        "tells the modes apart (1 or 0: every run of one mode above every "
+        "run of the other)." % (GAP_FACTOR, int(100 * MIN_SHARE)))
+    if seeds["same_seed_mode"]:
+        text.append("")
+        text.append("Same seed, same mode? " + "; ".join(
+            "%s: %.0f%% of shared seeds" % (k, 100 * v)
+            for k, v in seeds["same_seed_mode"].items()) + " (100%: the "
+            "mode is a property of the seed's timing, the same under "
+            "every kernel; about 50%: of the kernel and seed together).")
+    return "\n".join(text)
