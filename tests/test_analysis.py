@@ -45,18 +45,20 @@ def test_icount_runs_are_paired_by_seed(tmp_path):
     analyze(d, "--no-history")
     st = stats_of(d)
     c = comparison(st, "jump-label")
-    assert c["paired"] and c["test_t"] == "paired t"
+    assert c["paired"] and c["test_t"] == "sign test"
     assert c["test_rank"] == "Wilcoxon signed-rank"
     assert c["seeds"] == [str(1000 + r) for r in range(1, 7)]
-    mean = sum(JL) / 6 / (sum(AR) / 6)
-    assert c["pct_change"] == pytest.approx(100 * (mean - 1))
-    assert c["pct_ci_lo"] < c["pct_change"] < c["pct_ci_hi"]
+    # the median rule: the median per-seed change, [min, max] at n=6
+    changes = sorted(100 * (j / a - 1) for j, a in zip(JL, AR))
+    assert c["pct_change"] == pytest.approx((changes[2] + changes[3]) / 2)
+    assert (c["pct_ci_lo"], c["pct_ci_hi"]) == pytest.approx(
+        (changes[0], changes[-1]))
     assert c["marker"] in ("*", "**", "***")
     assert st["mode"] == "icount"
     summary = pd.read_csv(d + "/summary.csv")
     row = summary[(summary.label == "jump-label")
                   & (summary.metric == "throughput_mbps")].iloc[0]
-    assert row["n"] == 6 and row["method"] == "paired t"
+    assert row["n"] == 6 and row["method"] == "sign test"
     assert row["mean"] == pytest.approx(sum(JL) / 6)
 
 
@@ -104,7 +106,7 @@ def test_run_that_never_succeeded_is_reported(tmp_path):
     assert len(info["atomic-read"]["missing_runs"]) == 1
     w = "\n".join(st["warnings"])
     assert "have no ok try" in w and "2011 used 5" in w
-    assert "too small for a t test" in w
+    assert "the median rule needs 6 for a 95% interval" in w
 
 
 def test_small_n_high_steal_and_drift_warnings(tmp_path):
@@ -116,7 +118,7 @@ def test_small_n_high_steal_and_drift_warnings(tmp_path):
     w = "\n".join(stats_of(d)["warnings"])
     assert "steal time up to 5.0%" in w
     assert "drift between the first and second half" in w
-    assert "n too small for the Wilcoxon signed-rank test" in w
+    assert "4 pairs: the median rule needs 6" in w
 
 
 def test_counters_per_op_and_not_supported_stays_text(tmp_path):
@@ -150,11 +152,12 @@ def test_aa_control_gets_its_own_comparison(tmp_path):
     assert st["groups"] == {"main": ["jump-label", "atomic-read"],
                             "aa": ["A", "B"]}
     # beside the main labels, each A/A label is compared with the main
-    # label of its kernel, unpaired (its seeds are its own)
+    # label of its kernel, paired by round (its seeds are its own)
     for lab in ("A", "B"):
         c = comparison(st, lab)
         assert c["group"] == "aa" and c["baseline"] == "atomic-read"
-        assert not c["paired"]
+        assert c["paired"] and c["rounds"] == [str(r) for r in range(1, 7)]
+        assert "seeds" not in c
     main = [c["label"] for m in st["metrics"] for c in m["comparisons"]
             if c["group"] == "main" and m["metric"] == "throughput_mbps"]
     assert main == ["jump-label"]

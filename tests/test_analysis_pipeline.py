@@ -56,10 +56,10 @@ def test_runner_output_goes_through_analysis_plots_and_report(tmp_path):
     main = [c for c in thr["comparisons"] if c["group"] == "main"]
     assert {c["label"] for c in main} == {"jump-label", "plain-read"}
     assert all(c["paired"] and len(c["seeds"]) == 3 for c in main)
-    # the default A/A twin: its own seeds, compared unpaired
+    # the default A/A twin: its own seeds, paired with its kernel by round
     aa = [c for c in thr["comparisons"] if c["group"] == "aa"]
-    assert [(c["label"], c["baseline"], c["paired"]) for c in aa] == [
-        ("atomic-read.aa", "atomic-read", False)]
+    assert [(c["label"], c["baseline"], len(c["rounds"])) for c in aa] == [
+        ("atomic-read.aa", "atomic-read", 3)]
     assert st["headline"] == "ops_per_s"
     assert sum(i["failed"] for i in st["labels"]) == 1
     plots = tmp_path / "plots"
