@@ -15,6 +15,9 @@ VS_BASE = "% change vs " + reference.BASELINE
 FIGURES = [
     ("pct_change", VS_BASE + " with 95% CI, and 2011's values"),
     ("throughput", "Throughput of every run, mean and 95% CI"),
+    # icount perturbation seeds, at least 2 per label
+    ("seeds", "Per-seed distribution of each kernel, and of its paired "
+              "change against " + reference.BASELINE),
     ("traces", "Per-second throughput of every run (warm-up marked)"),
     ("drift", "Run order vs throughput (drift)"),
     # branch counts (perf or the TCG plugin)

@@ -89,3 +89,6 @@ def test_a_fourth_variant_is_in_every_per_variant_section(tmp_path):
     assert (data / "drift_4.dat").read_text().strip()
     for panel in data.glob("branches_*.dat"):
         assert '"%s"' % FOURTH in panel.read_text(), panel.name
+    # seeds: one point per seed of every label, a pair panel per kernel
+    assert len((data / "seeds_left.dat").read_text().splitlines()) == 4 * 5
+    assert '"%s" 3' % FOURTH in (data / "seeds_xtics.vars").read_text()

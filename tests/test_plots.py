@@ -1,5 +1,12 @@
-"""plots/draw renders real figures with gnuplot from synthetic results."""
+"""plots/draw renders real figures with gnuplot from synthetic results;
+plots/prepare writes the data they draw."""
+import csv
+import json
+import re
+import statistics
 import sys
+
+import pytest
 
 from conftest import PYTHON, ROOT, run
 
@@ -9,7 +16,8 @@ import synth  # noqa: E402
 from analysis import figures, render  # noqa: E402
 
 DRAW = str(ROOT / "plots" / "draw")
-ALL = ["throughput", "pct_change", "traces", "drift", "branches", "history"]
+ALL = ["throughput", "seeds", "pct_change", "traces", "drift", "branches",
+       "history"]
 PER_OP = {"jump-label": {"kernel_insns": 50000, "kernel_branches": 9000,
                          "user_insns": 3000, "user_branches": 500,
                          "site_execs": 40},
@@ -31,6 +39,7 @@ def test_every_figure_renders_as_svg_and_png(tmp_path):
     out = tmp_path / "plots"
     run([DRAW, "--out", str(out), d])
     titles = {"throughput": "Headline metric of every run",
+              "seeds": "Per-seed tbench operations per second",
               "pct_change": "Change of tbench operations per second vs",
               "traces": "Per-second throughput of every run",
               "drift": "Run order vs throughput",
@@ -96,3 +105,119 @@ def test_plots_figures_is_the_one_list(tmp_path):
         "- [%s](drift.svg) ([PNG](drift.png))" % title if name == "drift"
         else "- %s: not drawn (no data in this run)." % title
         for name, title in figures.FIGURES]
+
+
+def reseed(d, seeds):
+    """Rewrite runs.csv's perturb_seed: seeds[label](round) for a label."""
+    path = d + "/runs.csv"
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        if r["label"] in seeds:
+            r["perturb_seed"] = str(seeds[r["label"]](int(r["round"])))
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def prepared(tmp_path, d):
+    """The data dir plots/prepare writes for d, and its figure list."""
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    run([PYTHON, str(ROOT / "plots" / "prepare"), d, str(data)])
+    return data, (data / "list").read_text().split()
+
+
+def points(path):
+    """[(x, y, colour)] of a data file's lines."""
+    return [(float(a), float(b), int(c)) for a, b, c in
+            (line.split() for line in path.read_text().splitlines())]
+
+
+def test_seeds_data_are_per_seed_and_paired_as_the_report_pairs(tmp_path):
+    """seeds: each label's values as % from its median, one point per
+    seed; main kernels paired with atomic-read by seed, the A/A twin with
+    its kernel by round. jump-label's seeds run backwards over the rounds
+    and the twin's are its own, so pairing by round would give other
+    changes."""
+    ar = [40.0, 40.2, 40.4, 40.6, 40.8, 41.0]
+    jl = [41.2, 41.0, 40.6, 40.9, 40.5, 40.3]
+    twin = [40.1, 40.3, 40.2, 40.5, 40.9, 41.1]
+    d = synth.make_results(
+        str(tmp_path / "results"),
+        {"jump-label": jl, "atomic-read": ar, "plain-read": [39.9] * 6,
+         "atomic-read.aa": twin},
+        variant_of={"atomic-read.aa": "atomic-read"})
+    reseed(d, {"jump-label": lambda r: 1007 - r,
+               "atomic-read.aa": lambda r: 3000 + r})
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), "--no-history", d])
+    data, listed = prepared(tmp_path, d)
+    assert listed.index("throughput") + 1 == listed.index("seeds")
+    names = re.findall(r'lname(\d+) = "([^"]+)"',
+                       (data / "common.vars").read_text())
+    x_of = {name: int(i) for i, name in names}
+    colour = dict(re.findall(r'lcolor(\d+) = (\d+)',
+                             (data / "common.vars").read_text()))
+
+    left = points(data / "seeds_left.dat")
+    assert len(left) == 4 * 6
+    for name, values in (("jump-label", jl), ("atomic-read", ar),
+                         ("plain-read", [39.9] * 6),
+                         ("atomic-read.aa", twin)):
+        i = x_of[name]
+        mine = [p for p in left if abs(p[0] - i) < 0.5]
+        assert len(mine) == 6, name
+        assert {c for _, _, c in mine} == {int(colour[str(i)])}
+        # spread over the label's slot by rank: x and value rise together
+        xs = [x for x, _, _ in mine]
+        assert xs == sorted(xs) and xs[0] == pytest.approx(i - 0.3) \
+            and xs[-1] == pytest.approx(i + 0.3)
+        med = statistics.median(values)
+        assert [y for _, y, _ in mine] == pytest.approx(
+            sorted(100 * (v / med - 1) for v in values), abs=1e-9)
+    assert all(y == 0 for x, y, _ in left if abs(x - x_of["plain-read"])
+               < 0.5)
+
+    tics = (data / "seeds_xtics.vars").read_text()
+    assert tics.strip() == 'set xtics ("jump-label" 1, "plain-read" 2, ' \
+        '"atomic-read.aa (A/A)" 3)'
+    right = points(data / "seeds_right.dat")
+    assert len(right) == 3 * 6
+    by_seed = {r: 100 * (jl[6 - r] / ar[r - 1] - 1) for r in range(1, 7)}
+    want = {1: sorted(by_seed.values()),
+            2: sorted(100 * (39.9 / a - 1) for a in ar),
+            3: sorted(100 * (t / a - 1) for t, a in zip(twin, ar))}
+    # seed 1001: jump-label's round 6 against atomic-read's round 1
+    assert by_seed[1] == pytest.approx(100 * (40.3 / 40.0 - 1))
+    st = json.loads(open(d + "/stats.json").read())
+    comps = {c["label"]: c for c in st["metrics"][0]["comparisons"]}
+    assert st["metrics"][0]["metric"] == "ops_per_s"
+    medians = [[float(v) for v in line.split()] for line in
+               (data / "seeds_median.dat").read_text().splitlines()]
+    for j, lab in enumerate(["jump-label", "plain-read", "atomic-read.aa"],
+                            1):
+        mine = [y for x, y, _ in right if abs(x - j) < 0.5]
+        assert mine == pytest.approx(want[j], abs=1e-9), lab
+        assert {c for x, _, c in right if abs(x - j) < 0.5} == \
+            {int(colour[str(x_of[lab])])}
+        c = comps[lab]
+        assert medians[j - 1][:2] == pytest.approx(
+            [j, statistics.median(want[j])])
+        # the report's median and interval are the figure's
+        assert medians[j - 1][1:] == pytest.approx(
+            [c["pct_change"], c["pct_ci_lo"], c["pct_ci_hi"]])
+    assert 'npairs = 3' in (data / "seeds.vars").read_text()
+    assert 'interval_title = "95% interval of the median"' in \
+        (data / "seeds.vars").read_text()
+
+
+@pytest.mark.parametrize("mode, rounds", [("tcg", 3), ("icount", 1)])
+def test_seeds_need_icount_and_two_seeds_per_label(tmp_path, mode, rounds):
+    d = synth.make_results(str(tmp_path / "results"),
+                           {"jump-label": [40.0, 40.4, 40.2][:rounds],
+                            "atomic-read": [39.9, 40.1, 40.3][:rounds]},
+                           mode=mode)
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), "--no-history", d])
+    data, listed = prepared(tmp_path, d)
+    assert "throughput" in listed and "seeds" not in listed

@@ -291,8 +291,8 @@ def _set_column(results_dir, column, value, label=None):
         w.writerows(rows)
 
 
-def test_compare_names_what_changed_and_marks_same_kernel_env(tmp_path,
-                                                             monkeypatch):
+def test_compare_names_what_changed_and_marks_same_kernel_env(
+        tmp_path, monkeypatch):
     """The same kernels under another image: differences are the
     environment's (`env`), never starred without a measured floor; another
     kernel's are starred."""
@@ -321,8 +321,8 @@ def test_compare_names_what_changed_and_marks_same_kernel_env(tmp_path,
     assert "what differs: nothing but the runs' own seeds" in p.stdout
 
 
-def test_compare_across_environments_uses_the_measured_floor(tmp_path,
-                                                             monkeypatch):
+def test_compare_across_environments_uses_the_measured_floor(
+        tmp_path, monkeypatch):
     """With a calibration, a same-kernel difference beyond the level floor
     is significant and says so; one within it stays `env`."""
     vals = [40.0, 40.1, 39.9, 40.05, 39.95, 40.02]
