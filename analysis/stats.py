@@ -156,7 +156,7 @@ def _pct(r):
     return 100.0 * (r - 1.0)
 
 
-def compare_unpaired(new, base, conf=0.95):
+def compare_unpaired(new, base, conf=0.95, rank=True):
     """% change of mean(new) vs mean(base) from independent samples.
 
     CI: Fieller with Welch-Satterthwaite df; tests: Welch t and
@@ -190,12 +190,13 @@ def compare_unpaired(new, base, conf=0.95):
     else:
         if s1 + s2 > 0:
             out["p_t"] = _safe_p(stats.ttest_ind, x, y, equal_var=False)
-        out["p_rank"] = _safe_p(stats.mannwhitneyu, x, y,
-                                alternative="two-sided")
+        if rank:
+            out["p_rank"] = _safe_p(stats.mannwhitneyu, x, y,
+                                    alternative="two-sided")
     return out
 
 
-def compare_paired(new, base, conf=0.95):
+def compare_paired(new, base, conf=0.95, rank=True):
     """% change of mean(new) vs mean(base) from pairs (new[i], base[i]).
 
     CI: Fieller with the pairs' covariance, df = pairs - 1 (equivalent
@@ -229,7 +230,8 @@ def compare_paired(new, base, conf=0.95):
         out.update(p_t=1.0, p_rank=1.0)
     else:
         out["p_t"] = _safe_p(stats.ttest_rel, x, y)
-        out["p_rank"] = _safe_p(stats.wilcoxon, d)
+        if rank:
+            out["p_rank"] = _safe_p(stats.wilcoxon, d)
     return out
 
 
@@ -262,7 +264,7 @@ def sign_test_p(d):
                                               0.5)))
 
 
-def compare_median(new, base, alpha=ALPHA):
+def compare_median(new, base, alpha=ALPHA, rank=True):
     """Median of the per-pair % changes of new[i] against base[i], with its
     distribution-free interval and the sign test.
 
@@ -297,8 +299,9 @@ def compare_median(new, base, alpha=ALPHA):
     if n >= 2:
         out["noise_pct"] = float(d.std(ddof=1))
         out["mde_pct"] = mde_pct(out["noise_pct"], n, paired=True)
-        out["p_rank"] = 1.0 if bool(np.all(d == 0)) \
-            else _safe_p(stats.wilcoxon, d)
+        if rank:
+            out["p_rank"] = 1.0 if bool(np.all(d == 0)) \
+                else _safe_p(stats.wilcoxon, d)
     return out
 
 
