@@ -218,3 +218,22 @@ def test_mixed_modes_are_refused(tmp_path):
     runs.to_csv(d + "/runs.csv", index=False)
     p = analyze(d, "--no-history", check=False)
     assert p.returncode == 1 and "mixes modes" in p.stderr
+
+
+def test_aa_line_says_whether_the_control_passed(tmp_path):
+    """A twin that comes out above its kernel on every round fails the
+    A/A control, and the report's opening says so; one that scatters
+    around it passes."""
+    from analysis import verdict
+    failing = synth.make_results(
+        str(tmp_path / "f"), {"jump-label": JL, "atomic-read": AR,
+                              "atomic-read.aa": [v * 1.01 for v in AR]},
+        variant_of={"atomic-read.aa": "atomic-read"})
+    passing = synth.make_results(
+        str(tmp_path / "p"), {"jump-label": JL, "atomic-read": AR,
+                              "atomic-read.aa": AR[3:] + AR[:3]},
+        variant_of={"atomic-read.aa": "atomic-read"})
+    for d, want in ((failing, "A/A control **FAILED** on"),
+                    (passing, "A/A control **passed**")):
+        analyze(d, "--no-history")
+        assert want in verdict.answer(stats_of(d)), d
