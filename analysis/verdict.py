@@ -150,6 +150,11 @@ def resolution(st, name, parts):
                 cal["study"], min(m["seeds"].values()), cal["n"],
                 100 * m["false_positive"], 100 * cal["alpha"], 100 * cover,
                 cal["environment_study"]))
+    t = m.get("t")
+    if t:
+        text += " On the same pool the t rule it replaced had %.1f%% false " \
+            "positives and %.1f%% coverage (docs/calibration.md)." % (
+                100 * t["false_positive"], 100 * min(t["coverage"].values()))
     if n != cal["n"]:
         text += " This run has %d seeds, not %d: its intervals are %s." % (
             n, cal["n"], "narrower" if n > cal["n"] else "wider or "
