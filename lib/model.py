@@ -8,9 +8,13 @@ the static-key words (bench/model/keywords.py). The model is a stated
 approximation, not hardware: REPORT.md labels every figure from it as
 modelled.
 
-Two kinds of parameters, each settable with `--model-set NAME=VALUE` and
+Three kinds of parameters, each settable with `--model-set NAME=VALUE` and
 recorded in meta.json's "model":
 - GEOMETRY: passed to the plugin as NAME=VALUE (it checks them at start);
+- OPTIONS: structures off unless set (an L2, next-line L1I prefetch, a
+  TAGE-like predictor instead of gshare): passed to the plugin, and
+  recorded in the geometry, only when set, so a run without them is what
+  it was; the core presets are to set them (docs/model.md);
 - PENALTIES: cycles charged per event when analysis turns the counts into
   modelled cycles = instructions + sum of penalty x events.
 The defaults resemble a current x86-64 core (e.g. Zen 4 or Golden Cove:
@@ -29,6 +33,25 @@ GEOMETRY = [
     Param("btb", "4096:4", "branch target buffer (taken conditional "
           "branches): entries:ways"),
 ]
+OFF = "off"
+OPTIONS = [
+    Param("l2", OFF, "unified L2 behind L1I and L1D: bytes:ways"),
+    Param("iprefetch", OFF, "next-line L1I prefetch: next-line"),
+    Param("tage", OFF, "TAGE-like predictor instead of gshare (bp): base "
+          "counters:tables:entries per table:tag bits:min history:max "
+          "history"),
+]
+OPTION_NAMES = [p.name for p in OPTIONS]
+# The form of each parameter's value: (number of positive integers, or a
+# tuple of the words it takes; the form's name for messages). An option
+# also takes "off".
+FORMS = {
+    "l1i": (2, "bytes:ways"), "l1d": (2, "bytes:ways"),
+    "l2": (2, "bytes:ways or off"), "bp": (2, "entries:history"),
+    "btb": (2, "entries:ways"),
+    "iprefetch": ((OFF, "next-line"), "off or next-line"),
+    "tage": (6, "base:tables:entries:tagbits:minhist:maxhist or off"),
+}
 PENALTIES = [
     Param("mispredict", "15", "cycles per mispredicted conditional branch"),
     Param("btb_miss", "5", "cycles per taken branch missing in the BTB"),
@@ -43,7 +66,7 @@ PENALTY_EVENTS = {
     "l1d_miss": ("kernel_l1d_misses", "user_l1d_misses"),
 }
 INSNS = ("kernel_insns", "user_insns")
-NAMES = [p.name for p in GEOMETRY + PENALTIES]
+NAMES = [p.name for p in GEOMETRY + OPTIONS + PENALTIES]
 
 
 class ModelError(ValueError):
@@ -52,20 +75,24 @@ class ModelError(ValueError):
 
 def _check(name, value):
     """Raise ModelError unless value has the form of parameter name."""
-    parts = value.split(":")
-    want = 2 if name in ("l1i", "l1d", "bp", "btb") else 1
-    if len(parts) != want or \
-            not all(p.isdigit() and int(p) > 0 for p in parts):
-        form = "bytes:ways" if name in ("l1i", "l1d") else \
-            "entries:history" if name == "bp" else \
-            "entries:ways" if name == "btb" else "a positive integer"
+    want, form = FORMS.get(name, (1, "a positive integer"))
+    if name in OPTION_NAMES and value == OFF:
+        return
+    if isinstance(want, tuple):
+        ok = value in want
+    else:
+        parts = value.split(":")
+        ok = len(parts) == want and \
+            all(p.isdigit() and int(p) > 0 for p in parts)
+    if not ok:
         raise ModelError("--model-set %s=%s: want %s" % (name, value, form))
 
 
 def settings(pairs):
     """{name: value} of every parameter from the defaults and the
     NAME=VALUE strings of --model-set (later ones win)."""
-    out = {p.name: p.default for p in GEOMETRY + PENALTIES}
+    out = {p.name: p.default for p in GEOMETRY + OPTIONS + PENALTIES}
+    given = set()
     for pair in pairs or ():
         name, sep, value = pair.partition("=")
         if not sep or name not in out:
@@ -73,13 +100,27 @@ def settings(pairs):
                              "%s" % (pair, ", ".join(NAMES)))
         _check(name, value)
         out[name] = value
+        given.add(name)
+    if out["tage"] != OFF and "bp" in given:
+        raise ModelError("--model-set bp= is gshare's and tage= replaces "
+                         "gshare: give one of them")
+    return out
+
+
+def _geometry(values):
+    """The plugin's parameters of values: GEOMETRY (bp only with gshare),
+    then the OPTIONS that are set."""
+    out = {p.name: values[p.name] for p in GEOMETRY
+           if not (p.name == "bp" and values.get("tage", OFF) != OFF)}
+    out.update((p.name, values[p.name]) for p in OPTIONS
+               if values.get(p.name, OFF) != OFF)
     return out
 
 
 def meta(values):
     """meta.json's "model" entry of a run with the model."""
     return {
-        "geometry": {p.name: values[p.name] for p in GEOMETRY},
+        "geometry": _geometry(values),
         "penalties": {p.name: int(values[p.name]) for p in PENALTIES},
         "cycles": "instructions + " + " + ".join(
             "%s x %s" % (p.name, "+".join(PENALTY_EVENTS[p.name]))
@@ -109,4 +150,4 @@ def cycles(figures, penalties):
 def help_text():
     """--model-set's help: every parameter with its default."""
     return "; ".join("%s (%s, default %s)" % (p.name, p.doc, p.default)
-                     for p in GEOMETRY + PENALTIES)
+                     for p in GEOMETRY + OPTIONS + PENALTIES)

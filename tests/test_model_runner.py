@@ -31,8 +31,42 @@ def test_settings_defaults_and_overrides():
                               "l1i_miss": 14, "l1d_miss": 14}
 
 
+def test_options_are_off_and_leave_no_trace_by_default():
+    m = model.meta(model.settings(()))
+    assert m == {
+        "geometry": {"l1i": "32768:8", "l1d": "32768:8", "line": "64",
+                     "bp": "4096:12", "btb": "4096:4"},
+        "penalties": {"mispredict": 15, "btb_miss": 5, "l1i_miss": 14,
+                      "l1d_miss": 14},
+        "cycles": "instructions + mispredict x kernel_mispredicts+"
+                  "user_mispredicts + btb_miss x kernel_btb_misses+"
+                  "user_btb_misses + l1i_miss x kernel_l1i_misses+"
+                  "user_l1i_misses + l1d_miss x kernel_l1d_misses+"
+                  "user_l1d_misses"}
+    assert model.meta(model.settings(["l2=off", "iprefetch=off",
+                                      "tage=off"])) == m
+
+
+def test_options_reach_the_plugin_when_set():
+    m = model.meta(model.settings(["l2=1048576:16", "iprefetch=next-line",
+                                   "tage=4096:4:1024:9:4:64"]))
+    assert m["geometry"] == {"l1i": "32768:8", "l1d": "32768:8",
+                             "line": "64", "btb": "4096:4",
+                             "l2": "1048576:16", "iprefetch": "next-line",
+                             "tage": "4096:4:1024:9:4:64"}
+    assert model.plugin_args(m) == (
+        "model=on", "l1i=32768:8", "l1d=32768:8", "line=64", "btb=4096:4",
+        "l2=1048576:16", "iprefetch=next-line", "tage=4096:4:1024:9:4:64")
+    assert "bp=4096:12" in model.plugin_args(
+        model.meta(model.settings(["l2=262144:8"])))
+    with pytest.raises(model.ModelError, match="give one of them"):
+        model.settings(["bp=1024:10", "tage=4096:4:1024:9:4:64"])
+
+
 @pytest.mark.parametrize("pair", ["l1d=32768", "line=0", "bogus=1",
-                                  "bp=4096:x", "mispredict"])
+                                  "bp=4096:x", "mispredict", "l2=1048576",
+                                  "iprefetch=on", "tage=4096:4:1024:9:4",
+                                  "tage=4096:4:1024:9:0:64"])
 def test_bad_settings_name_the_form(pair):
     with pytest.raises(model.ModelError, match="--model-set"):
         model.settings([pair])

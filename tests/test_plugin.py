@@ -33,8 +33,10 @@ def parse_report(text):
 def test_c_unit_tests(tmp_path):
     exe = tmp_path / "unit-tests"
     run(["cc"] + CFLAGS + ["-o", str(exe), "unit-tests.c",
-                           "unit-tests-model.c", "x86class.c", "sites.c",
-                           "model.c", "modelcfg.c"], cwd=PLUGIN)
+                           "unit-tests-model.c", "unit-tests-core.c",
+                           "unit-tests-tage.c", "x86class.c", "sites.c",
+                           "model.c", "modelcfg.c", "tage.c", "overlap.c"],
+        cwd=PLUGIN)
     p = run([str(exe)], check=False)
     assert p.returncode == 0, p.stdout
     assert "not ok" not in p.stdout
@@ -45,7 +47,13 @@ def test_c_unit_tests(tmp_path):
                  "pseudo-random outcomes mispredict near half",
                  "btb: it evicted the least recent", "target of je rel32",
                  "overlap: straddles", "validate gshare 3000",
-                 "setup: a parameter without model=on is an error"):
+                 "setup: a parameter without model=on is an error",
+                 "l2: unified: a line fetched as code is an L2 hit",
+                 "prefetch: a straight run over one page",
+                 "tage: a 40-iteration loop's exit is learnt",
+                 "overlap: a mispredicted branch fed by a load",
+                 "its branch predicted: the part beyond the window",
+                 "setup: by default no L2, no prefetch, gshare"):
         assert name in p.stdout, name
 
 
@@ -224,6 +232,12 @@ def test_plugin_without_sites_does_not_count_them(plugin_so, tmp_path):
     ("model=on,bp=3000:8", "bp=3000:8: 3000 counters"),
     ("model=on,btb=10:4", "btb=10:4: 10 entries"),
     ("model=on,keys=/nonexistent/keys", "keys: /nonexistent/keys"),
+    ("l2=1048576:16", "l2=1048576:16 needs model=on"),
+    ("model=on,l2=1000:16", "l2=1000:16, line=64: size 1000"),
+    ("model=on,iprefetch=yes", "want iprefetch=off or iprefetch=next-line"),
+    ("model=on,tage=4096:4", "want tage=BASE:TABLES:ENTRIES:TAGBITS"),
+    ("model=on,tage=4096:9:1024:9:4:64", "9 tagged tables"),
+    ("model=on,bp=4096:12,tage=4096:4:1024:9:4:64", "not both"),
 ])
 def test_plugin_rejects_bad_arguments(plugin_so, tmp_path, args, message):
     p = qemu_none("%s,%s" % (plugin_so, args), tmp_path)
@@ -280,6 +294,34 @@ def test_model_parameters_reported(plugin_so, tmp_path):
     assert (r["model_l1i"], r["model_l1d"], r["model_bp"],
             r["model_btb"]) == ("65536:4:32", "16384:2:32",
                                 "gshare:1024:10", "512:2")
+
+
+# Keys of the options, each only when given.
+OPTION_KEYS = {
+    "l2": {"model_l2", "kernel_l2i_misses", "user_l2i_misses",
+           "kernel_l2d_misses", "user_l2d_misses"},
+    "iprefetch": {"model_iprefetch", "kernel_l1i_pf_hits",
+                  "user_l1i_pf_hits", "kernel_l1i_pf_fills",
+                  "user_l1i_pf_fills"},
+}
+
+
+def test_model_options_add_their_keys_only(plugin_so, tmp_path):
+    on = parse_report(report_of(plugin_so, tmp_path, ",model=on"))
+    r = parse_report(report_of(
+        plugin_so, tmp_path, ",model=on,l2=1048576:16,iprefetch=next-line,"
+        "tage=4096:4:1024:9:4:64"))
+    assert set(r) == set(on) | OPTION_KEYS["l2"] | OPTION_KEYS["iprefetch"]
+    assert (r["model_l2"], r["model_iprefetch"], r["model_bp"]) == (
+        "1048576:16:64", "next-line", "tage:4096:4:1024:9:4:64")
+    assert r["kernel_l2d_misses"] == "not-counted"
+    only_l2 = parse_report(report_of(plugin_so, tmp_path,
+                                     ",model=on,l2=262144:8"))
+    assert set(only_l2) == set(on) | OPTION_KEYS["l2"]
+    assert only_l2["model_bp"] == "gshare:4096:12"
+    # iprefetch=off is the default: the model=on report, byte for byte.
+    assert report_of(plugin_so, tmp_path, ",model=on,iprefetch=off") == \
+        report_of(plugin_so, tmp_path, ",model=on")
 
 
 def test_plugin_rejects_bad_keys_file(plugin_so, tmp_path):

@@ -27,6 +27,12 @@ struct counters {
 	uint64_t key_accesses;		/* L1D accesses overlapping keys= */
 	uint64_t key_misses;
 	uint64_t unresolved;		/* branches whose outcome was not seen */
+	/* model=on with l2= (L1 misses that missed L2 too) */
+	uint64_t l2i_misses[2];
+	uint64_t l2d_misses[2];
+	/* model=on with iprefetch=next-line */
+	uint64_t l1i_pf_hits[2];	/* line fetches a prefetch made hit */
+	uint64_t l1i_pf_fills[2];	/* lines prefetched */
 };
 
 #define COUNTERS_N (sizeof(struct counters) / sizeof(uint64_t))

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * model.c: set-associative LRU table, cache, gshare predictor and branch
- * target buffer of the plugin's model. See model.h.
+ * model.c: set-associative LRU table, caches, L2, next-line prefetch,
+ * gshare predictor and branch target buffer of the plugin's model. See
+ * model.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,18 @@ bool lru_access(struct lru *t, uint64_t key, uint64_t **val)
 	return hit;
 }
 
+uint64_t *lru_find(struct lru *t, uint64_t key)
+{
+	uint64_t set = key & t->set_mask;
+	const uint64_t *keys = t->keys + set * t->ways;
+	uint32_t i;
+
+	for (i = 0; i < t->fill[set]; i++)
+		if (keys[i] == key)
+			return t->vals ? t->vals + set * t->ways + i : NULL;
+	return NULL;
+}
+
 void lru_free(struct lru *t)
 {
 	free(t->keys);
@@ -99,8 +112,9 @@ void lru_free(struct lru *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int cache_init(struct cache *c, uint64_t size, uint64_t ways, uint64_t line,
-	       char *err, size_t errlen)
+/* cache_setup() - cache_init(), with a mark per line if next_line. */
+static int cache_setup(struct cache *c, uint64_t size, uint64_t ways,
+		       uint64_t line, bool next_line, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	if (!is_pow2(line) || line < 4 || line > MODEL_MAX_LINE) {
@@ -118,12 +132,58 @@ int cache_init(struct cache *c, uint64_t size, uint64_t ways, uint64_t line,
 		return -1;
 	}
 	c->line_shift = log2_of(line);
-	return lru_init(&c->t, size / (ways * line), ways, false, err, errlen);
+	c->next_line = next_line;
+	return lru_init(&c->t, size / (ways * line), ways, next_line, err,
+			errlen);
+}
+
+int cache_init(struct cache *c, uint64_t size, uint64_t ways, uint64_t line,
+	       char *err, size_t errlen)
+{
+	return cache_setup(c, size, ways, line, false, err, errlen);
+}
+
+int cache_init_prefetch(struct cache *c, uint64_t size, uint64_t ways,
+			uint64_t line, char *err, size_t errlen)
+{
+	return cache_setup(c, size, ways, line, true, err, errlen);
 }
 
 void cache_free(struct cache *c)
 {
 	lru_free(&c->t);
+}
+
+/* The page a next-line prefetch stays in (model.h). */
+#define PREFETCH_PAGE_SHIFT 12
+
+enum level cache_fetch(struct cache *l1, struct cache *l2, uint64_t addr,
+		       struct prefetch_ev *ev)
+{
+	uint64_t key = addr >> l1->line_shift, next = key + 1;
+	uint64_t *mark;
+	enum level lvl = LVL_L1;
+
+	ev->hit = false;
+	ev->fill = false;
+	if (!l1->next_line)
+		return mem_access(l1, l2, addr);
+	if (lru_access(&l1->t, key, &mark))
+		ev->hit = *mark != 0;
+	else if (!l2 || cache_access(l2, addr))
+		lvl = LVL_L2;
+	else
+		lvl = LVL_MEM;
+	*mark = 0;
+	if ((next << l1->line_shift) >> PREFETCH_PAGE_SHIFT !=
+	    addr >> PREFETCH_PAGE_SHIFT || lru_find(&l1->t, next))
+		return lvl;
+	lru_access(&l1->t, next, &mark);
+	*mark = 1;
+	if (l2)
+		cache_access(l2, next << l1->line_shift);
+	ev->fill = true;
+	return lvl;
 }
 
 int gshare_init(struct gshare *g, uint64_t entries, uint64_t hist,

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model.h: the modelled hardware of the branches plugin's model=on: a
- * set-associative true-LRU table, a cache built on it, a gshare direction
- * predictor and a branch target buffer (bench/plugin/README.md, "Model").
- * No QEMU dependency, so the unit tests build it on its own.
+ * set-associative true-LRU table, a cache built on it, an L2 behind the
+ * L1s, next-line instruction prefetch, a gshare direction predictor and a
+ * branch target buffer (bench/plugin/README.md, "Model"). The TAGE-like
+ * predictor is in tage.h, the overlap rule in overlap.h. No QEMU
+ * dependency, so the unit tests build it on its own.
  *
  * Every init function validates its parameters and, when they are bad,
  * returns -1 with a message in err (size errlen) and allocates nothing.
@@ -50,10 +52,17 @@ bool lru_access(struct lru *t, uint64_t key, uint64_t **val);
 
 void lru_free(struct lru *t);
 
+/*
+ * lru_find() - key's value if key is in the table (one with values), else
+ * NULL; the recency order is left as it is.
+ */
+uint64_t *lru_find(struct lru *t, uint64_t key);
+
 /* A cache of size bytes, ways ways, line-byte lines; addresses as given. */
 struct cache {
 	struct lru t;
 	unsigned int line_shift;
+	bool next_line;		/* next-line prefetch: t.vals marks lines */
 };
 
 /*
@@ -64,9 +73,17 @@ int cache_init(struct cache *c, uint64_t size, uint64_t ways, uint64_t line,
 	       char *err, size_t errlen);
 
 /*
+ * cache_init_prefetch() - cache_init() of a cache with next-line prefetch,
+ * accessed by cache_fetch() only.
+ */
+int cache_init_prefetch(struct cache *c, uint64_t size, uint64_t ways,
+			uint64_t line, char *err, size_t errlen);
+
+/*
  * cache_access() - access the line of addr; true on a hit. A hit on its
  * set's most recent line (the common case: stack, loops, a block's next
- * run) changes nothing and is answered here, without a call.
+ * run) changes nothing and is answered here, without a call. Not for a
+ * cache with prefetch (cache_fetch()).
  */
 static inline bool cache_access(struct cache *c, uint64_t addr)
 {
@@ -78,6 +95,77 @@ static inline bool cache_access(struct cache *c, uint64_t addr)
 }
 
 void cache_free(struct cache *c);
+
+/*
+ * The levels behind the L1s. A demand access that misses an L1 goes to a
+ * unified L2 (one L2 behind L1I and L1D), and one that misses L2 goes to
+ * memory. A miss fills every level it missed. The L2 is neither inclusive
+ * nor exclusive: an L2 eviction leaves the L1s alone, an L1 eviction
+ * leaves the L2 alone, no write-back traffic (as the L1s). Without an L2
+ * (l2 NULL) an L1 miss is served by "the next level", LVL_L2, as the
+ * model with L1s only has always charged it.
+ */
+enum level {
+	LVL_L1,			/* an L1 hit */
+	LVL_L2,			/* an L1 miss that hits L2 (or no L2) */
+	LVL_MEM,		/* an L1 and L2 miss: memory */
+};
+
+/* Cycles of an access served by each level beyond the L1. */
+struct mem_lat {
+	uint32_t l2;		/* an L1 miss that hits L2 */
+	uint32_t mem;		/* an L1 miss that misses L2 */
+};
+
+/*
+ * level_latency() - the cycles an access served by lvl costs beyond an L1
+ * hit: 0, the L2 latency or the memory latency.
+ */
+static inline uint32_t level_latency(const struct mem_lat *lat,
+				     enum level lvl)
+{
+	return lvl == LVL_L1 ? 0 : lvl == LVL_L2 ? lat->l2 : lat->mem;
+}
+
+/*
+ * mem_access() - a demand access to addr through l1 (without prefetch),
+ * then l2 (NULL: none): the level that had its line.
+ */
+static inline enum level mem_access(struct cache *l1, struct cache *l2,
+				    uint64_t addr)
+{
+	if (cache_access(l1, addr))
+		return LVL_L1;
+	if (!l2 || cache_access(l2, addr))
+		return LVL_L2;
+	return LVL_MEM;
+}
+
+/*
+ * Next-line instruction prefetch: after each demand access to line X of
+ * an L1I built by cache_init_prefetch(), line X+1 is brought in if it is
+ * absent and in the same 4 KiB page as X (a prefetcher of physical lines
+ * does not know the next page's frame). The prefetched line becomes its
+ * set's most recent, marked prefetched; it is fetched through l2 (if any)
+ * like a miss, but it is not a demand access: it counts in no level's
+ * accesses or misses, only as a prefetch fill. It is assumed to arrive in
+ * time: the first demand access to a marked line is a hit (an L1 hit that
+ * the prefetch made, a prefetch hit) and clears the mark. A line already
+ * present is left as it is (neither marked nor made more recent).
+ */
+struct prefetch_ev {
+	bool hit;		/* the demand access hit a prefetched line */
+	bool fill;		/* the next line was brought in */
+};
+
+/*
+ * cache_fetch() - a demand access to addr through l1 and l2 (NULL: none),
+ * then, if l1 was built with prefetch, the next-line prefetch: the level
+ * that had addr's line; *ev says what prefetch did (nothing without it:
+ * then this is mem_access()).
+ */
+enum level cache_fetch(struct cache *l1, struct cache *l2, uint64_t addr,
+		       struct prefetch_ev *ev);
 
 /*
  * gshare: 2-bit saturating counters (0, 1 predict not taken; 2, 3 taken;

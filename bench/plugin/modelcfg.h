@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * modelcfg.h: the model's plugin arguments (model=, keys=, l1i=, l1d=,
- * line=, bp=, btb=), their defaults and their validation, and the modelled
- * hardware they build. No QEMU dependency (unit-tested on its own).
+ * line=, bp=, btb=, and the options off unless given: l2=, iprefetch=,
+ * tage=), their defaults and their validation, and the modelled hardware
+ * they build. No QEMU dependency (unit-tested on its own).
  */
 #ifndef JLBENCH_MODELCFG_H
 #define JLBENCH_MODELCFG_H
@@ -13,6 +14,7 @@
 
 #include "model.h"
 #include "sites.h"
+#include "tage.h"
 
 struct model_cfg {
 	bool on;		/* model=on */
@@ -23,13 +25,21 @@ struct model_cfg {
 	uint64_t line;
 	uint64_t bp_entries, bp_hist;
 	uint64_t btb_entries, btb_ways;
+	/* off unless given */
+	uint64_t l2_size, l2_ways;
+	uint64_t tage[6];	/* BASE:TABLES:ENTRIES:TAGBITS:MIN:MAXHIST */
+	bool bp_given, l2, tage_on;
+	bool iprefetch;		/* iprefetch=next-line */
 };
 
 /* The arguments, for the plugin's usage message. */
 #define MODEL_CFG_USAGE \
-	"model=on|off, keys=FILE, l1i=SIZE:ASSOC, l1d=SIZE:ASSOC, line=BYTES, bp=ENTRIES:HIST, btb=ENTRIES:ASSOC"
+	"model=on|off, keys=FILE, l1i=SIZE:ASSOC, l1d=SIZE:ASSOC, line=BYTES, bp=ENTRIES:HIST, btb=ENTRIES:ASSOC, l2=SIZE:ASSOC, iprefetch=off|next-line, tage=BASE:TABLES:ENTRIES:TAGBITS:MINHIST:MAXHIST"
 
-/* model_cfg_defaults() - model off; parameters of a current x86-64 core. */
+/*
+ * model_cfg_defaults() - model off; parameters of a current x86-64 core;
+ * no L2, no prefetch, gshare.
+ */
 void model_cfg_defaults(struct model_cfg *c);
 
 /*
@@ -42,21 +52,29 @@ int model_cfg_arg(struct model_cfg *c, const char *arg,
 /* The hardware one model_cfg describes. */
 struct model {
 	struct cache l1i, l1d;
-	struct gshare bp;
+	struct cache l2;	/* have_l2 */
+	struct gshare bp;	/* unless use_tage */
+	struct tage tage;	/* use_tage */
 	struct btb btb;
 	struct sites keys;
-	bool have_keys;
+	bool have_keys, have_l2, use_tage;
 };
 
 /*
- * model_setup() - after all arguments: refuse parameters without model=on,
- * then build the caches, predictor and BTB and read the keys file. 0, or
- * -1 with a message naming the argument; nothing is built when the model
- * is off.
+ * model_setup() - after all arguments: refuse parameters without model=on
+ * (and bp= with tage=), then build the caches, predictor and BTB and read
+ * the keys file. 0, or -1 with a message naming the argument; nothing is
+ * built when the model is off.
  */
 int model_setup(struct model *m, const struct model_cfg *c,
 		char *err, size_t errlen);
 
 void model_free(struct model *m);
+
+/* model_l2() - m's L2, or NULL without one. */
+static inline struct cache *model_l2(struct model *m)
+{
+	return m->have_l2 ? &m->l2 : NULL;
+}
 
 #endif

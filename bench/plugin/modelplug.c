@@ -14,6 +14,14 @@
  * block resolves it by that block's address (target: taken; fall-through:
  * not taken; anything else: an interrupt or exception came first, and it
  * stays unresolved).
+ *
+ * The options (off unless given): l2= puts one L2 behind both L1s, which
+ * sees the L1I's misses at their host address and the L1D's at their
+ * guest physical one, so code and data compete for its sets but a line
+ * read both as code and as data is two L2 lines; iprefetch=next-line
+ * prefetches the next line of each line fetch (model.h); tage= predicts
+ * with tage.h instead of gshare. Without them the callbacks do what they
+ * did, one test of a flag apart.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,10 +85,24 @@ static void resolve(uint64_t start)
 		live->unresolved++;
 		return;
 	}
-	live->mispredicts[m] += gshare_resolve(&hw.bp, pending.pc, taken);
+	live->mispredicts[m] += hw.use_tage ?
+		tage_resolve(&hw.tage, pending.pc, taken) :
+		gshare_resolve(&hw.bp, pending.pc, taken);
 	if (taken)
 		live->btb_misses[m] += !btb_access(&hw.btb, pending.pc,
 						   pending.target);
+}
+
+/* fetch_beyond_l1() - f's line fetch with an L2 or prefetch. */
+static void fetch_beyond_l1(const struct fetch *f)
+{
+	struct prefetch_ev ev;
+	enum level lvl = cache_fetch(&hw.l1i, model_l2(&hw), f->haddr, &ev);
+
+	live->l1i_misses[f->mode] += lvl != LVL_L1;
+	live->l2i_misses[f->mode] += lvl == LVL_MEM;
+	live->l1i_pf_hits[f->mode] += ev.hit;
+	live->l1i_pf_fills[f->mode] += ev.fill;
 }
 
 static void fetch_exec(unsigned int vcpu_index, void *udata)
@@ -91,7 +113,10 @@ static void fetch_exec(unsigned int vcpu_index, void *udata)
 	if (f->first)
 		resolve(f->start);
 	live->l1i_accesses[f->mode]++;
-	live->l1i_misses[f->mode] += !cache_access(&hw.l1i, f->haddr);
+	if (hw.have_l2 || hw.l1i.next_line)
+		fetch_beyond_l1(f);
+	else
+		live->l1i_misses[f->mode] += !cache_access(&hw.l1i, f->haddr);
 	if (f->branch) {
 		pending.pc = f->pc;
 		pending.target = f->target;
@@ -106,12 +131,21 @@ static void mem_exec(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 {
 	struct qemu_plugin_hwaddr *h = qemu_plugin_get_hwaddr(info, vaddr);
 	int m = (int)(uintptr_t)udata;
+	uint64_t addr;
+	enum level lvl;
 	bool hit;
 
 	(void)vcpu_index;
 	if (h && qemu_plugin_hwaddr_is_io(h))
 		return;
-	hit = cache_access(&hw.l1d, h ? qemu_plugin_hwaddr_phys_addr(h) : vaddr);
+	addr = h ? qemu_plugin_hwaddr_phys_addr(h) : vaddr;
+	if (hw.have_l2) {
+		lvl = mem_access(&hw.l1d, &hw.l2, addr);
+		live->l2d_misses[m] += lvl == LVL_MEM;
+		hit = lvl == LVL_L1;
+	} else {
+		hit = cache_access(&hw.l1d, addr);
+	}
 	live->l1d_accesses[m]++;
 	live->l1d_misses[m] += !hit;
 	if (hw.have_keys &&
@@ -212,12 +246,28 @@ static void put_geometry(FILE *f)
 	fprintf(f, "model_l1d=%llu:%llu:%llu\n",
 		(unsigned long long)cfg.l1d_size,
 		(unsigned long long)cfg.l1d_ways, (unsigned long long)cfg.line);
-	fprintf(f, "model_bp=gshare:%llu:%llu\n",
-		(unsigned long long)cfg.bp_entries,
-		(unsigned long long)cfg.bp_hist);
+	if (hw.use_tage)
+		fprintf(f, "model_bp=tage:%llu:%llu:%llu:%llu:%llu:%llu\n",
+			(unsigned long long)cfg.tage[0],
+			(unsigned long long)cfg.tage[1],
+			(unsigned long long)cfg.tage[2],
+			(unsigned long long)cfg.tage[3],
+			(unsigned long long)cfg.tage[4],
+			(unsigned long long)cfg.tage[5]);
+	else
+		fprintf(f, "model_bp=gshare:%llu:%llu\n",
+			(unsigned long long)cfg.bp_entries,
+			(unsigned long long)cfg.bp_hist);
 	fprintf(f, "model_btb=%llu:%llu\n",
 		(unsigned long long)cfg.btb_entries,
 		(unsigned long long)cfg.btb_ways);
+	if (hw.have_l2)
+		fprintf(f, "model_l2=%llu:%llu:%llu\n",
+			(unsigned long long)cfg.l2_size,
+			(unsigned long long)cfg.l2_ways,
+			(unsigned long long)cfg.line);
+	if (hw.l1i.next_line)
+		fprintf(f, "model_iprefetch=next-line\n");
 }
 
 static uint64_t both(const uint64_t v[2])
@@ -241,6 +291,14 @@ void modelplug_report(FILE *f, const struct counters *win, int valid,
 		   valid && hw.have_keys);
 	put_window(f, "key_misses", win->key_misses, valid && hw.have_keys);
 	put_window(f, "branches_unresolved", win->unresolved, valid);
+	if (hw.have_l2) {
+		put_modes(f, "l2i_misses", win->l2i_misses, valid);
+		put_modes(f, "l2d_misses", win->l2d_misses, valid);
+	}
+	if (hw.l1i.next_line) {
+		put_modes(f, "l1i_pf_hits", win->l1i_pf_hits, valid);
+		put_modes(f, "l1i_pf_fills", win->l1i_pf_fills, valid);
+	}
 	put_u64(f, "total_l1i_accesses", both(l->l1i_accesses));
 	put_u64(f, "total_l1i_misses", both(l->l1i_misses));
 	put_u64(f, "total_l1d_accesses", both(l->l1d_accesses));
@@ -258,4 +316,12 @@ void modelplug_report_region(FILE *f, int id, const struct counters *s)
 	put_region(f, id, "l1i_misses", both(s->l1i_misses));
 	put_region(f, id, "l1d_accesses", both(s->l1d_accesses));
 	put_region(f, id, "l1d_misses", both(s->l1d_misses));
+	if (hw.have_l2) {
+		put_region(f, id, "l2i_misses", both(s->l2i_misses));
+		put_region(f, id, "l2d_misses", both(s->l2d_misses));
+	}
+	if (hw.l1i.next_line) {
+		put_region(f, id, "l1i_pf_hits", both(s->l1i_pf_hits));
+		put_region(f, id, "l1i_pf_fills", both(s->l1i_pf_fills));
+	}
 }

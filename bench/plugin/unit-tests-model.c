@@ -3,7 +3,8 @@
  * unit-tests-model.c: known answers of the plugin's hardware model
  * (model.c): caches under cyclic strides, true LRU order, gshare on fixed,
  * periodic and pseudo-random outcomes, BTB fill and eviction, parameter
- * validation, and the plugin arguments (modelcfg.c). Run by unit-tests.c.
+ * validation, and the plugin arguments (modelcfg.c), the options (L2,
+ * prefetch, TAGE) included. Run by unit-tests.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -85,15 +86,6 @@ static void test_cache_lru(void)
 	check(cache_access(&c, 64), "cache: the other set is untouched");
 	check(!cache_access(&c, 0), "cache: the conflict evicted line 0");
 	cache_free(&c);
-}
-
-/* xorshift64() - a fixed pseudo-random sequence. */
-static uint64_t xorshift64(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 static void test_gshare(void)
@@ -286,6 +278,80 @@ static void test_cfg_args(void)
 	      "cfg: other arguments are not the model's");
 }
 
+static void test_cfg_options(void)
+{
+	static const char *const opts[] = { "model=on", "l2=1048576:16",
+		"iprefetch=next-line", "tage=4096:4:1024:9:4:64", NULL };
+	static const char *const pf_bad[] = { "iprefetch=yes", NULL };
+	static const char *const tage_short[] = { "tage=4096:4", NULL };
+	static const char *const l2_one[] = { "l2=1048576", NULL };
+	struct model_cfg c;
+	char err[256];
+
+	model_cfg_defaults(&c);
+	check(!c.l2 && !c.iprefetch && !c.tage_on && !c.bp_given,
+	      "cfg: L2, prefetch and TAGE are off by default");
+	check(cfg_of(&c, opts, err, sizeof(err)) == 1 && c.l2 &&
+	      c.l2_size == 1048576 && c.l2_ways == 16 && c.iprefetch &&
+	      c.tage_on && c.tage[0] == 4096 && c.tage[1] == 4 &&
+	      c.tage[2] == 1024 && c.tage[3] == 9 && c.tage[4] == 4 &&
+	      c.tage[5] == 64 && !c.bp_given,
+	      "cfg: l2=, iprefetch= and tage= are taken");
+	check(cfg_of(&c, pf_bad, err, sizeof(err)) < 0 &&
+	      strstr(err, "want iprefetch=off or iprefetch=next-line"),
+	      "cfg: iprefetch=yes");
+	check(cfg_of(&c, tage_short, err, sizeof(err)) < 0 &&
+	      strstr(err, "tage=BASE:TABLES:ENTRIES:TAGBITS:MINHIST:MAXHIST"),
+	      "cfg: tage= with two numbers of six");
+	check(cfg_of(&c, l2_one, err, sizeof(err)) < 0 &&
+	      strstr(err, "l2=SIZE:ASSOC"), "cfg: l2= without :ASSOC");
+}
+
+static void test_cfg_setup_options(void)
+{
+	static const char *const all[] = { "model=on", "l2=1048576:16",
+		"iprefetch=next-line", "tage=4096:4:1024:9:4:64", NULL };
+	static const char *const both[] = { "model=on", "bp=4096:12",
+		"tage=4096:4:1024:9:4:64", NULL };
+	static const char *const l2_bad[] = { "model=on", "l2=1000:16", NULL };
+	static const char *const tage_bad[] = { "model=on",
+		"tage=4096:9:1024:9:4:64", NULL };
+	static const char *const pf_off[] = { "iprefetch=off", NULL };
+	static const char *const on[] = { "model=on", NULL };
+	struct model_cfg c;
+	struct model m;
+	char err[256];
+
+	cfg_of(&c, all, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) == 0 && m.have_l2 &&
+	      model_l2(&m) == &m.l2 && m.l2.t.set_mask == 1023 &&
+	      m.l2.t.ways == 16 && m.l1i.next_line && !m.l1d.next_line &&
+	      m.use_tage && m.tage.tables == 4 && !m.bp.ctr,
+	      "setup: l2=1048576:16 builds 1024 sets of 16 ways, prefetch on L1I only, TAGE instead of gshare");
+	model_free(&m);
+	cfg_of(&c, on, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) == 0 && !m.have_l2 &&
+	      !model_l2(&m) && !m.l2.t.keys && !m.l1i.next_line &&
+	      !m.use_tage && m.bp.ctr && !m.tage.base,
+	      "setup: by default no L2, no prefetch, gshare");
+	model_free(&m);
+	cfg_of(&c, both, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) != 0 &&
+	      strstr(err, "not both"), "setup: bp= and tage= together refused");
+	cfg_of(&c, l2_bad, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) != 0 &&
+	      strstr(err, "l2=1000:16, line=64: size 1000"),
+	      "setup: a bad L2 names it");
+	cfg_of(&c, tage_bad, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) != 0 &&
+	      strstr(err, "tage=4096:9:1024:9:4:64: 9 tagged tables"),
+	      "setup: a bad TAGE names it");
+	cfg_of(&c, pf_off, err, sizeof(err));
+	check(model_setup(&m, &c, err, sizeof(err)) != 0 &&
+	      strstr(err, "iprefetch=off needs model=on"),
+	      "setup: iprefetch= without model=on is an error");
+}
+
 static void test_cfg_setup(void)
 {
 	static const char *const off_param[] = { "model=off", "btb=64:4",
@@ -328,5 +394,7 @@ void test_model(void)
 	test_btb();
 	test_validation();
 	test_cfg_args();
+	test_cfg_options();
 	test_cfg_setup();
+	test_cfg_setup_options();
 }

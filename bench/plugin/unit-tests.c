@@ -301,6 +301,8 @@ int main(void)
 	test_targets();
 	test_sites();
 	test_model();
+	test_core();
+	test_tage();
 	printf("1..%d\n# %d checks, %d failed\n", checks, checks, failures);
 	return failures ? 1 : 0;
 }
