@@ -27,6 +27,10 @@ from lib.format import schema
 MIN_SEEDS = 10
 MIN_SHARE = 0.1
 GAP_FACTOR = 4.0
+# A seed this many robust spreads from the others is an outlier; a figure
+# of its run this far from the others' moved with it.
+OUTLIER_Z = 6.0
+FIGURE_Z = 4.0
 # runs.csv figures that may move with a mode, besides the counters (per op)
 FIGURES = ("max_latency_ms", "uptime_tbench_start_s", "boot_seconds",
            "user_ticks", "system_ticks", "softirq_ticks", "irq_ticks",
@@ -102,6 +106,42 @@ def separators(ok, low, top=4):
     return out[:top]
 
 
+def _z(v, i):
+    """Robust z of v[i] against the other values: its distance from their
+    median in robust spreads (inf when they do not spread)."""
+    rest = np.delete(v, i)
+    spread = _spread(rest)
+    d = v[i] - float(np.median(rest))
+    if spread > 0:
+        return d / spread
+    return 0.0 if d == 0 else float("inf") * np.sign(d)
+
+
+def outliers(ok, values, top=3):
+    """[(seed, % from the median, [(figure, value, median, z)])] of the
+    seeds more than OUTLIER_Z robust spreads from the others (at most
+    MIN_SHARE of them), each with the figures of its run that sit more
+    than FIGURE_Z spreads from theirs, furthest first."""
+    v = np.asarray(values, dtype=float)
+    if v.size < MIN_SEEDS:
+        return []
+    med = float(np.median(v))
+    far = sorted((i for i in range(v.size) if abs(_z(v, i)) > OUTLIER_Z),
+                 key=lambda i: -abs(v[i] - med))
+    if len(far) > MIN_SHARE * v.size:
+        return []
+    cols = _columns(ok)
+    seeds = ok["perturb_seed"].astype(str).values
+    out = []
+    for i in far:
+        figs = [(name, float(c[i]), float(np.median(c)), _z(c, i))
+                for name, c in cols.items()]
+        figs = [f for f in figs if abs(f[3]) > FIGURE_Z and f[3] == f[3]]
+        figs.sort(key=lambda f: -abs(f[3]))
+        out.append((seeds[i], 100.0 * (v[i] / med - 1), figs[:top]))
+    return out
+
+
 def analyse(runs, labels, headline):
     """{"labels": {label: ...}, "same_seed_mode": {pair: share}}: per label
     its seeds' spread and modes (when it has MIN_SEEDS seeds)."""
@@ -116,7 +156,8 @@ def analyse(runs, labels, headline):
         med = float(np.median(v))
         rec = {"n": int(len(v)), "median": med,
                "min_pct": 100.0 * (v.min() / med - 1),
-               "max_pct": 100.0 * (v.max() / med - 1), "modes": None}
+               "max_pct": 100.0 * (v.max() / med - 1), "modes": None,
+               "outliers": outliers(ok, v)}
         masks = split(v)
         if masks is not None:
             low, high = masks
@@ -169,6 +210,15 @@ def section(st):
         rows.append(["`%s`" % label, str(r["n"]), F.val(r["median"], 6),
                      "%s .. %s" % (F.pct(r["min_pct"], 3),
                                    F.pct(r["max_pct"], 3)), modes, sep])
+    tails = []
+    for label in [lab for lab in order if lab in seeds["labels"]]:
+        for seed, pct, figs in seeds["labels"][label].get("outliers", []):
+            tails.append("- `%s`, seed %s: %s from the median; %s" % (
+                label, seed, F.pct(pct, 3), "; ".join(
+                    "%s %s (the others' median %s, %+.0f spreads)" % (
+                        name, F.val(x, 5), F.val(m, 5), z)
+                    for name, x, m, z in figs) or "no other figure of its "
+                "run stands out"))
     text = [F.table(["label", "seeds", "median %s" % unit,
                      "range (from the median)", "modes",
                      "what moves with the mode (low vs high mode)"],
@@ -180,6 +230,11 @@ def section(st):
         "of the seeds or more. AUC: how cleanly a figure of the same runs "
         "tells the modes apart (1 or 0: every run of one mode above every "
         "run of the other)." % (GAP_FACTOR, int(100 * MIN_SHARE)))
+    if tails:
+        text += ["", "Outlying seeds (more than %g robust spreads from the "
+                 "others), and the figures of the same run that stand out "
+                 "with them (more than %g spreads):" % (OUTLIER_Z,
+                                                        FIGURE_Z), ""] + tails
     if seeds["same_seed_mode"]:
         text.append("")
         text.append("Same seed, same mode? " + "; ".join(

@@ -68,3 +68,23 @@ def test_section_says_which_figure_moves():
     assert "| `a` | 20 |" in text and "two: 13 seeds at" in text
     assert "kernel_insns/op" in text and "a / b: 100% of shared seeds" in text
     assert "No per-seed distribution" in modes.section({})
+
+
+def test_an_outlying_seed_and_the_figure_that_moved_with_it():
+    """One seed of twenty runs 0.2% slower because its user-space path per
+    operation is longer: it is named, with that figure."""
+    rows = []
+    for i in range(20):
+        slow = i == 7
+        ops = 160000.0 * (0.998 if slow else 1.0) + (i % 5) * 3
+        rows.append({"label": "a", "variant": "a", "status": "ok",
+                     "perturb_seed": str(1000 + i), "seconds": 20,
+                     "ops": ops, "user_insns": str(int(
+                         ops * (6630 if slow else 6570 + (i % 3)))),
+                     "max_latency_ms": 50.0 + (i % 7)})
+    out = modes.analyse(pd.DataFrame(rows), ["a"], "ops_per_s")
+    (seed, pct, figs), = out["labels"]["a"]["outliers"]
+    assert seed == "1007" and abs(pct + 0.2) < 0.01
+    assert [f[0] for f in figs] == ["user_insns/op"] and figs[0][3] > 4
+    assert modes.analyse(pd.DataFrame(rows[:9]), ["a"], "ops_per_s")[
+        "labels"]["a"]["outliers"] == []
