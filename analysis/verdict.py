@@ -1,6 +1,6 @@
 """REPORT.md's answer: its first lines in words, the verdict against 2011
 and the A/A noise floor, in the headline metric of the mode."""
-from analysis import facts, metrics, reference
+from analysis import facts, metrics, reference, stats
 from analysis import fmt as F
 from analysis.view import AA_ONLY, comparisons, headline, metric, unit
 
@@ -25,6 +25,10 @@ def verdict(c, name="throughput_mbps"):
     elif sig:
         line += "ordering NOT reproduced: significant in the opposite " \
                 "direction"
+    elif within_floor(c):
+        line += "not resolved: significant within this run's image, but " \
+                "a harness change alone moves a comparison by up to " \
+                "%.2f points (the environment floor)" % c["floor_pts"]
     elif F.missing(c.get("pct_ci_lo")) and \
             c.get("estimate", "").startswith("median"):
         line += "not resolved: %d seeds are too few for the median " \
@@ -39,6 +43,21 @@ def verdict(c, name="throughput_mbps"):
             "above" if eff > hi else "below")
         line += "; 2011's %s lies %s this CI" % (F.pct(eff), where)
     return line + "."
+
+
+def within_floor(c):
+    """Whether a comparison is significant on its own interval but not
+    once the environment floor widens it."""
+    return bool(c.get("floor_pts")) and not c.get("significant") and \
+        stats.significant(c)
+
+
+def _significance(c):
+    """'p<0.0001' or, when not significant, why not, in a few words."""
+    text = F.p_is(c["p_t"])
+    if within_floor(c):
+        return text + "; within the environment floor, not significant"
+    return text + ("" if c.get("significant") else ", not significant")
 
 
 def _effect(c, noun):
@@ -97,7 +116,7 @@ def answer(st):
                  first["baseline"], first["test_t"], F.p_is(first["p_t"]),
                  n, unit_n)]
     for what, c in parts[1:]:
-        lines[0] += "; %s %s (%s)" % (what, F.pct_ci(c), F.p_is(c["p_t"]))
+        lines[0] += "; %s %s (%s)" % (what, F.pct_ci(c), _significance(c))
     lines[0] += ". 2011 measured %s MB/s on hardware." % " and ".join(
         F.pct(reference.pct_2011(v)) for v in reference.ORDER
         if v != reference.BASELINE)
