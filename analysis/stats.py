@@ -312,11 +312,11 @@ def significant(c, floor_pct=0.0, alpha=ALPHA):
     alpha (they carry no floor)."""
     if c.get("estimate", "").startswith("median"):
         lo, hi = c["pct_ci_lo"], c["pct_ci_hi"]
-        if not (lo == lo and hi == hi):
-            return False
+        if lo is None or hi is None or not (lo == lo and hi == hi):
+            return False      # no interval (stats.json writes nan as null)
         return bool(lo - floor_pct > 0 or hi + floor_pct < 0)
     p = c["p_t"]
-    return bool(p == p and p < alpha)
+    return bool(p is not None and p == p and p < alpha)
 
 
 def halves(keys):
