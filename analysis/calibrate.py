@@ -1,4 +1,5 @@
-"""Measured error rates of a comparison rule, from a pool of seeds.
+"""Measured error rates of a comparison rule, from a pool of seeds, and
+the committed calibration (analysis/calibration.json).
 
 A rule turns samples into an interval and a "significant". Whether its
 intervals are 95% intervals and its false-positive rate is alpha is a
@@ -7,14 +8,17 @@ which a results dir with many seeds per kernel shows. From such a pool:
 
 - false_positive_rate(): draw 2n runs of ONE kernel without replacement,
   split them n against n, compare them as the report compares its A/A
-  twin (unpaired); the share called significant.
+  twin (paired by position); the share called significant.
 - coverage(): draw n seeds of a (new, base) pair without replacement,
   compare them paired; the share of intervals that contain the pool's own
-  % change (all its seeds).
+  value of what the rule estimates (all its seeds).
+- half_width(): the median half-width of those intervals.
 
-A rule is a function (new, base) -> stats.compare_* dict; RULES names the
-ones the report uses today. analysis/calibrate prints both rates for a
-results dir.
+A Rule is its paired and A/A comparisons (stats.compare_*) and the
+pool's value they estimate; RULES holds the report's (median) and the one
+it replaced (t). write() stores the report rule's rates with the
+environment floors (analysis/envfloor.py); load() and floor() read them
+back for the report and analysis/compare.
 """
 import json
 import os
