@@ -112,22 +112,22 @@ def frame(res, label, metric):
 
 
 def judge(c, same_kernel, env_changed, floor):
-    """(marker, case) of one comparison across two dirs. case: "" (nothing
-    but seeds differ, or the kernel did), "env" (same kernel, changed
-    environment, within its floor or no floor measured: not significant)
-    or "beyond floor"."""
+    """The marker of one comparison across two dirs: stars when
+    significant; `env` for a same-kernel difference that only the
+    environment could have made (significant on its own interval, but
+    within the environment floor, or no floor is measured); else `~`.
+    When the environment changed, the floor (None: not measured) widens
+    the interval first, and without one only another kernel can differ."""
+    alone = stats.significant(c)
     if not env_changed:
-        sig = stats.significant(c)
+        sig = alone
     elif floor is None:
-        sig = stats.significant(c) and not same_kernel
+        sig = alone and not same_kernel
     else:
         sig = stats.significant(c, floor)
-    mark = stats.marker(c["p_t"]) if sig else "~"
-    if same_kernel and env_changed:
-        within = stats.significant(c) and not sig
-        return ("env" if within else mark), (
-            "beyond floor" if sig else "env" if within else "")
-    return mark, ""
+    if sig:
+        return stats.marker(c["p_t"])
+    return "env" if alone and same_kernel and env_changed else "~"
 
 
 def spread(x, f=F.val):
@@ -169,8 +169,8 @@ def rows(old, new):
             same = k_old.get(lab) == k_new.get(lab)
             floor = calibrate.floor(cal, metric if thr
                                     else metric + "_per_op", "level")
-            mark, case = judge(c, same, env_changed, floor)
-            if case == "beyond floor":
+            mark = judge(c, same, env_changed, floor)
+            if env_changed and floor is not None:
                 c["floor_pts"] = floor
             out.append([name, lab, spread(a, f), spread(b, f), F.pct_ci(c),
                         "%s %s" % (F.p(c["p_t"]), c["test_t"]),
