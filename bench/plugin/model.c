@@ -8,21 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bits.h"
 #include "model.h"
-
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
-static unsigned int log2_of(uint64_t v)
-{
-	unsigned int n = 0;
-
-	while (v >>= 1)
-		n++;
-	return n;
-}
 
 int lru_init(struct lru *t, uint64_t sets, uint64_t ways, bool with_vals,
 	     char *err, size_t errlen)

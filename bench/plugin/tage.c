@@ -6,21 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bits.h"
 #include "tage.h"
-
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
-static unsigned int log2_of(uint64_t v)
-{
-	unsigned int n = 0;
-
-	while (v >>= 1)
-		n++;
-	return n;
-}
 
 /* power() - x^n, n small. */
 static double power(double x, unsigned int n)
