@@ -139,8 +139,9 @@ def spread(x, f=F.val):
     return "%s ±%.2f%%" % (f(d["mean"]), half)
 
 
-def rows(old, new):
-    """Table rows: metric, label, old, new, delta [CI], p, n, marker."""
+def rows(old, new, cal):
+    """Table rows: metric, label, old, new, delta [CI], p, n, marker; cal:
+    the calibration (analysis/calibrate.py load()) or None."""
     labels = reference.label_order(
         [lab for lab in old.runs["label"] if lab in set(new.runs["label"])])
     cols_old = set(schema.counter_columns(old.runs.columns))
@@ -149,7 +150,6 @@ def rows(old, new):
     out = []
     env_changed = bool(differences(old, new))
     k_old, k_new = kernels(old), kernels(new)
-    cal = calibrate.load()
     mode = _mode(new)
     head = metrics.headline(mode) if mode in schema.MODE \
         else "throughput_mbps"
@@ -224,7 +224,8 @@ def render(old, new):
             "new: %s (mode %s, commit %s)" % (new.path, _mode(new),
                                               _commit(new))]
     head += what_changed(old, new) + [""]
-    body = rows(old, new)
+    cal = calibrate.load()
+    body = rows(old, new, cal)
     if not body:
         return "\n".join(head + ["No label has ok runs in both dirs."]) + "\n"
     table = F.table(["metric", "label", "old (mean ±95% CI)",
@@ -239,7 +240,7 @@ def render(old, new):
             "env: the same kernel in both dirs, so the difference comes "
             "from what else changed (above); not called significant: %s"
             % ("no environment floor has been measured for it"
-               if calibrate.load() is None else "its interval reaches "
+               if cal is None else "its interval reaches "
                "within the environment floor (analysis/calibration.json)"))
     if any("env" in r[4] for r in body):
         foot.append("±X env: the environment floor, beyond which a "

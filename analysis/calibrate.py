@@ -27,7 +27,7 @@ from collections import namedtuple
 import numpy as np
 
 from analysis import reference, stats
-from analysis.load import FormatError, per_run
+from analysis.load import FormatError, per_key, per_run
 from lib import ROOT
 
 ALPHA = stats.ALPHA
@@ -157,12 +157,13 @@ def pools(res, metric):
         raise FormatError("%r is not counted in every ok run" % metric)
     ok["value"] = values
     base = ok[ok["variant"] == reference.BASELINE]
-    by_seed = base[base["label"] == reference.BASELINE].set_index(
-        "perturb_seed")["value"]
+    main = base[base["label"] == reference.BASELINE]
+    by_seed = per_key(main, main["value"], "perturb_seed")
     paired = {}
     for variant in reference.label_order(set(ok["variant"])
                                          - {reference.BASELINE}):
-        new = ok[ok["label"] == variant].set_index("perturb_seed")["value"]
+        runs = ok[ok["label"] == variant]
+        new = per_key(runs, runs["value"], "perturb_seed")
         seeds = sorted(set(new.index) & set(by_seed.index))
         paired[variant] = (new[seeds].values, by_seed[seeds].values)
     return base["value"].values, paired

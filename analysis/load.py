@@ -14,6 +14,7 @@ import time
 
 import pandas as pd
 
+from analysis import metrics
 from lib import model
 from lib.format import schema
 
@@ -89,7 +90,7 @@ def per_run(ok, metric):
     a per-run figure of runs.csv (lib/format/schema.py METRICS) as it is,
     or a counter per operation (NAME_per_op, or the counter's own NAME)."""
     if metric == "ops_per_s":
-        return ok["ops"].astype(float) / ok["seconds"].astype(float), set()
+        return metrics.ops_per_s(ok), set()
     if metric in RAW_METRICS:
         return ok[metric].astype(float), set()
     col = metric[:-len("_per_op")] if metric.endswith("_per_op") else metric
@@ -220,3 +221,10 @@ class Results:
     def file(self, name):
         """Absolute path of a file in the results dir."""
         return os.path.join(self.path, name)
+
+
+def per_key(ok, values, column):
+    """values (one per run of ok) averaged per key of ok's column, e.g.
+    perturb_seed or round: a Series indexed by the key."""
+    return pd.Series(values.values, index=ok[column].values) \
+        .groupby(level=0).mean()

@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis import (calibrate, explain, facts, hosts, metrics, modes,
                       reference, stats)
-from analysis.load import per_run
+from analysis.load import per_key, per_run
 from lib.format import schema
 
 STEAL_WARN_PCT = 1.0
@@ -74,18 +74,6 @@ def _pairs(runs, groups):
     return out
 
 
-def _by_seed(ok, values):
-    """Values averaged per perturbation seed (a Series indexed by seed)."""
-    return pd.Series(values.values, index=ok["perturb_seed"].values) \
-        .groupby(level=0).mean()
-
-
-def _by_round(ok, values):
-    """Values averaged per round (a Series indexed by round)."""
-    return pd.Series(values.values, index=ok["round"].astype(int).values) \
-        .groupby(level=0).mean()
-
-
 def compare(mode, ok_new, v_new, ok_base, v_base, warnings, what,
             paired=True, floor=None):
     """Comparison of one label with its baseline for one metric.
@@ -101,8 +89,8 @@ def compare(mode, ok_new, v_new, ok_base, v_base, warnings, what,
     out = None
     if mode == "icount" and (seeds_new != "").all() \
             and (seeds_base != "").all():
-        key = _by_seed if paired else _by_round
-        a, b = key(ok_new, v_new), key(ok_base, v_base)
+        key = "perturb_seed" if paired else "round"
+        a, b = per_key(ok_new, v_new, key), per_key(ok_base, v_base, key)
         common = sorted(set(a.index) & set(b.index))
         lost = len(set(a.index) ^ set(b.index))
         if lost and len(common) >= 2:
