@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Verify a jlbench kernel build and write its build.json.
 
-  verify.py build DIR --variant V ... --fragments F...
+  verify.py build DIR --variant V ... [--definition SPEC] --fragments F...
       check config symbols, the jump table and a hot static-key site;
-      write DIR/build.json; exit 1 when a check fails
+      write DIR/build.json (with a user variant's definition, variant.py's
+      spec.json); exit 1 when a check fails
   verify.py compare ATOMIC_DIR PLAIN_DIR
       count functions whose disassembly differs between the two fallback
       kernels; write PLAIN_DIR/vs-atomic-read.json
@@ -253,6 +254,8 @@ def main(argv):
         b.add_argument("--" + opt, default="")
     b.add_argument("--build-seconds", type=int, default=0)
     b.add_argument("--built-with", nargs="*", default=[])
+    b.add_argument("--definition",
+                   help="a user variant's spec.json (variant.py stage)")
     b.add_argument("--fragments", nargs="+", required=True)
     c = sub.add_parser("compare")
     c.add_argument("atomic_dir")
@@ -296,6 +299,9 @@ def main(argv):
                        "series_hash": args.series_hash},
             "compiler": args.compiler, "boot_args": args.boot_args,
             "verify": result}
+    if args.definition:
+        with open(args.definition) as f:
+            meta["definition"] = json.load(f)
     write_file(os.path.join(args.dir, SITES_FILE),
                sites_text(args.dir, addrs))
     write_file(args.dir + "/build.json", json.dumps(meta, indent=1))

@@ -392,8 +392,83 @@ def test_changed_series_replaces_the_tree_at_the_same_path(tmp_path):
         assert (tree / new_file).read_text() == name + "\n"
         stamp = (tree / ".jlbench-ready").read_text().strip()
         assert len(stamp) >= 16
-    assert trees[0] == trees[1] and len(trees[0]) == 1
+    # the same path for both; the first tree waits in the stash
+    assert len(trees[0]) == 1
+    assert trees[1] == sorted([trees[0][0], "stash"])
     assert not (tree / "ONE").exists()
+    (stashed,) = os.listdir(cache / "src" / "stash")
+    assert (cache / "src" / "stash" / stashed / "ONE").exists()
+
+
+def _fake_env(tmp_path, cache):
+    tarball = _fake_tree_tarball(tmp_path)
+    return dict(os.environ, JLBENCH_CACHE=str(cache),
+                JLBENCH_KERNEL_TARBALL=str(tarball),
+                JLBENCH_PATCHES=str(_series(tmp_path, "ours", "OURS")))
+
+
+def test_user_variant_tree_is_ours_plus_its_patches_then_swapped_back(
+        tmp_path):
+    """A user variant's tree: our series' tree (hard links) plus its own
+    patches, at the same path; the built-in tree comes back from the
+    stash afterwards, not extracted again."""
+    cache = tmp_path / "cache"
+    env = _fake_env(tmp_path, cache)
+    mine = _series(tmp_path, "mine", "MINE")
+    p = run([BUILD, "--config", "smoke", "--variant", "jump-label"],
+            check=False, env=env)
+    assert "source ready" in p.stderr, p.stderr
+    (tree,) = [t for t in (cache / "src").iterdir() if t.name != "stash"]
+    ours_ino = (tree / "README").stat().st_ino
+    p = run([BUILD, "--config", "smoke", "--variant",
+             "mine=patches:%s" % mine], check=False, env=env)
+    assert "copying the tree of our series (hard links)" in p.stderr, \
+        p.stderr
+    assert (tree / "MINE").read_text() == "mine\n"
+    assert (tree / "OURS").exists()
+    assert (tree / "README").stat().st_ino == ours_ino
+    p = run([BUILD, "--config", "smoke", "--variant", "jump-label"],
+            check=False, env=env)
+    assert "back from" in p.stderr, p.stderr
+    assert not (tree / "MINE").exists() and (tree / "OURS").exists()
+
+
+def test_user_variant_git_tree_is_built_as_it_is(tmp_path):
+    """tree:REPO@REV: the repository's tree at REV, without our series."""
+    cache = tmp_path / "cache"
+    env = _fake_env(tmp_path, cache)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t",
+           "-c", "user.email=t@t"]
+    run(["git", "init", "-q", str(repo)])
+    (repo / "README").write_text("git tree\n")
+    run(git + ["add", "README"])
+    run(git + ["commit", "-q", "-m", "one"])
+    (repo / "LATER").write_text("later\n")
+    run(git + ["add", "LATER"])
+    run(git + ["commit", "-q", "-m", "two"])
+    p = run([BUILD, "--config", "smoke", "--variant",
+             "mine=tree:%s@HEAD~1" % repo], check=False, env=env)
+    assert "source ready" in p.stderr, p.stderr
+    (tree,) = [t for t in (cache / "src").iterdir() if t.name != "stash"]
+    assert (tree / "README").read_text() == "git tree\n"
+    assert not (tree / "LATER").exists() and not (tree / "OURS").exists()
+
+
+@pytest.mark.parametrize("spec, said", [
+    ("mine=frobnicate:x", "is not on:VARIANT"),
+    ("jump-label=patches:/x", "built-in variant's"),
+    ("Mine=patches:/x", "lower-case"),
+    ("mine=patches:/nonexistent", "no such file"),
+    ("mine=on:nope", "not a built-in variant"),
+    ("mine=tree:/nonexistent@HEAD", "no such directory"),
+])
+def test_bad_user_variant_is_named(tmp_path, spec, said):
+    p = run([BUILD, "--config", "smoke", "--variant", spec, "--dry-run"],
+            check=False, env=dict(os.environ,
+                                  JLBENCH_CACHE=str(tmp_path / "c")))
+    assert p.returncode == 2 and said in p.stderr, p.stderr
 
 
 def test_changed_series_without_series_file_is_named(tmp_path):
