@@ -15,7 +15,19 @@
 #                          quick; long: 20, 60 and 180 s runs, the
 #                          convergence check of REPORT.md)
 #   --boots N              runs per kernel (default: the profile's)
-#   --variants LIST        comma-separated variants (default: all in kernel-variants/variants/)
+#   --variants LIST        comma-separated built-in variants (default: all in
+#                          kernel-variants/variants/; with --variant, the
+#                          baseline only)
+#   --variant NAME=SPEC    a user variant (repeatable): your patches, config
+#                          fragment or git tree on top of a built-in
+#                          variant, e.g. mine=patches:DIR,
+#                          mine=config:FRAG, mine=tree:GITDIR@REV (syntax:
+#                          kernel-variants/variant.py --help; README.md
+#                          "Testing your own kernel change")
+#   --baseline NAME        the kernel the others are compared with
+#                          (default: atomic-read; with --variant, the
+#                          built-in the first user variant sits on, on:,
+#                          default jump-label)
 #   --seconds S[,S...]     tbench seconds per run (default: the profile's)
 #   --no-aa                leave out the A/A twin of the baseline kernel
 #                          (by default atomic-read also runs as
@@ -79,6 +91,8 @@ jobs_args=()
 append_args=()
 exec_args=()
 variants=""
+user_specs=()
+baseline=""
 bench_args=()
 resume=""
 dry_run=0
@@ -115,10 +129,15 @@ while [[ $# -gt 0 ]]; do
 		exec_args+=("$1")
 		shift
 		;;
-	--variants | --config | --make-jobs | --resume)
+	--variants | --config | --make-jobs | --resume | --variant | --baseline)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		case "$1" in
 		--variants) variants=$2 ;;
+		--variant)
+			[[ $2 == *=* ]] || usage_error "--variant takes NAME=SPEC (a built-in variant goes in --variants)"
+			user_specs+=("$2")
+			;;
+		--baseline) baseline=$2 ;;
 		--config) config=$2 ;;
 		--make-jobs) make_jobs=$2 ;;
 		--resume) resume=$2 ;;
@@ -158,14 +177,30 @@ done
 
 variant_args=()
 selftest_args=()
+if [[ ${#user_specs[@]} -gt 0 ]]; then
+	# A/B of the user's kernels against the built-in one the first sits on.
+	if [[ -z "$baseline" ]]; then
+		baseline=jump-label
+		[[ ${user_specs[0]} =~ [=,]on:([a-z0-9_-]+) ]] && baseline=${BASH_REMATCH[1]}
+	fi
+	names=${variants:-$baseline}
+	for spec in "${user_specs[@]}"; do
+		names+=,${spec%%=*}
+	done
+	variants=$names
+fi
 if [[ -n "$variants" ]]; then
 	selftest_args=(--variants "$variants")
 	IFS=, read -r -a vlist <<<"$variants"
 	for v in "${vlist[@]}"; do
-		variant_args+=(--variant "$v")
+		[[ " ${user_specs[*]%%=*} " == *" $v "* ]] || variant_args+=(--variant "$v")
 	done
 	bench_args+=(--variants "$variants")
 fi
+for spec in "${user_specs[@]}"; do
+	variant_args+=(--variant "$spec")
+done
+[[ -z "$baseline" ]] || bench_args+=(--baseline "$baseline")
 dry_args=()
 [[ $dry_run == 1 ]] && dry_args=(--dry-run)
 other_variants=()

@@ -210,6 +210,7 @@ def test_plan_and_check_kernels(setup):
     assert got == {"run": "1", "try": "1", "variant": "jump-label",
                    "config": "smoke", "arch": "x86_64",
                    "kernels": "atomic-read jump-label",
+                   "specs": "atomic-read jump-label",
                    "image_kernels": "atomic-read jump-label",
                    "plugin": 0}
     with pytest.raises(replay.Problem, match="no ok try of run 9"):

@@ -8,6 +8,9 @@ record() runs once, when bench/run creates a results dir, and writes there
                   initramfs carries
   provenance/patches/          the patch series (series + patches) the
                                kernels were built from
+  provenance/variants/<v>/     what defines user variant v (its patches,
+                               fragment and spec.json: a git tree's
+                               repository path and commit)
   provenance/git.diff          the checkout's uncommitted changes, untracked
                                files included (but results/), when dirty
   reproduce.sh                 bench/replay/reproduce-template.sh, filled in
@@ -170,7 +173,24 @@ def _kernel(b, in_run, prov, notes):
         if _copy(os.path.join(b.dir, name), os.path.join(prov, rel), notes,
                  "%s's %s" % (b.variant, name)):
             entry[key] = rel
+    if b.info.get("definition"):
+        entry["definition"] = _definition(b, prov, notes)
     return entry
+
+
+def _definition(b, prov, notes):
+    """Copy what defines user variant b (its build dir's variant/: the
+    patches, fragment and spec.json; kernel-variants/variant.py) into
+    prov/variants/<variant>/; the copy's path in prov, None if it failed
+    (with a note)."""
+    rel = os.path.join("variants", b.variant)
+    try:
+        shutil.copytree(os.path.join(b.dir, "variant"),
+                        os.path.join(prov, rel), dirs_exist_ok=True)
+    except OSError as e:
+        notes.append("%s's definition not recorded: %s" % (b.variant, e))
+        return None
+    return rel
 
 
 def _patches(prov, kernels, env, notes):

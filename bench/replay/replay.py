@@ -59,7 +59,9 @@ def choose(resdir, run=None):
 
 def plan(resdir, run=None):
     """{key: value} reproduce.sh needs for one try: run, try, variant,
-    config, arch, kernels (to build), image_kernels (of the initramfs;
+    config, arch, kernels (to build), specs (their kernel-variants/build
+    --variant values: a user variant's is NAME=@ its recorded
+    definition), image_kernels (of the initramfs;
     "?" when unknown), plugin (1 when the try ran with the branch-count
     plugin, which is then built too)."""
     meta, prov = load(resdir)
@@ -82,8 +84,14 @@ def plan(resdir, run=None):
     if not config:
         raise Problem("build.json of %s names no config (full or smoke)"
                       % v)
+    specs = []
+    for k in kernels:
+        d = prov["kernels"][k].get("definition")
+        specs.append("%s=@%s" % (k, os.path.abspath(
+            os.path.join(resdir, DIR, d))) if d else k)
     return {"run": row["index"], "try": row["try"], "variant": v,
             "config": config, "arch": arch, "kernels": " ".join(kernels),
+            "specs": " ".join(specs),
             "image_kernels": "?" if image_kernels is None
             else " ".join(image_kernels),
             "plugin": 1 if meta["plugin"].get("path") else 0}

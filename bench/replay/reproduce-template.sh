@@ -22,7 +22,8 @@
 # checkout's bench/replay/replay.py which try to rerun and which kernels it
 # needs (the one it boots, and those whose modules its initramfs carries);
 # (3) build them with kernel-variants/build (the recorded config, arch and
-# the patch series of provenance/patches) and check that their build hashes
+# the patch series of provenance/patches; a user variant from its recorded
+# patches, fragment or git commit in provenance/variants/) and check that their build hashes
 # and bzImage bytes are the recorded ones; (4) build the initramfs with
 # guest-image/build; (5) rerun the try with its recorded QEMU command line
 # (raw/*.qemu-cmd, with this machine's paths put in) and compare status,
@@ -160,7 +161,8 @@ log "run ${plan[run]} try ${plan[try]} (${plan[variant]}): kernels ${kernels[*]}
 
 # (3) the kernels, from the recorded patch series
 build_args=(--config "${plan[config]}" --arch "${plan[arch]}" --out "$work/builds.tsv")
-for k in "${kernels[@]}"; do
+read -r -a specs <<<"${plan[specs]:-${plan[kernels]}}"
+for k in "${specs[@]}"; do
 	build_args+=(--variant "$k")
 done
 step env JLBENCH_PATCHES="$HERE/provenance/patches" "$src/kernel-variants/build" "${build_args[@]}" ||

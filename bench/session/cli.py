@@ -236,9 +236,12 @@ def parser():
       help="finish the plan of an interrupted results dir")
     a("--smp", type=int_range(1, 64), metavar="N",
       help="vCPUs (default: 2 for kvm and tcg; icount is always 1)")
+    a("--baseline", metavar="VARIANT",
+      help="the kernel every other is compared with, and whose A/A twin "
+           "runs (default: atomic-read, or the first variant)")
     a("--aa", nargs="?", const="", metavar="VARIANT",
-      help="only an A/A control: run one kernel (default: atomic-read, or "
-           "the first variant) under two labels A and B")
+      help="only an A/A control: run one kernel (default: the baseline) "
+           "under two labels A and B")
     a("--no-aa", action="store_true",
       help="leave out the default A/A twin of the baseline kernel")
     a("--perf", type=_perf, default=DEFAULT_PERF, metavar="LIST",
@@ -273,7 +276,7 @@ def parser():
 
 # Options that define a plan; --resume takes them from the results dir.
 PLAN_OPTIONS = ("profile", "boots", "clients", "seconds", "variants", "seed",
-                "smp", "aa", "no_aa", "perf", "no_plugin", "model",
+                "smp", "baseline", "aa", "no_aa", "perf", "no_plugin", "model",
                 "model_set")
 
 

@@ -113,6 +113,17 @@ def _model_args(builds, variants, resdir, model_meta, log):
     return out
 
 
+def baseline(args, variants):
+    """The run's baseline: --baseline, else atomic-read if it runs, else
+    the first variant."""
+    if args.baseline:
+        if args.baseline not in variants:
+            raise Fail("--baseline %s: not among the variants run (%s)" % (
+                args.baseline, ", ".join(variants)))
+        return args.baseline
+    return schema.BASELINE if schema.BASELINE in variants else variants[0]
+
+
 def _labels(args, builds):
     """(labels as (label, variant) pairs, variants, A/A twin labels)."""
     variants = args.variants.split(",") if args.variants else list(builds)
@@ -120,7 +131,7 @@ def _labels(args, builds):
     if unknown:
         raise Fail("variants %s are not in %s (it has: %s)" % (
             ", ".join(unknown), args.builds, ", ".join(builds)))
-    base = schema.BASELINE if schema.BASELINE in variants else variants[0]
+    base = baseline(args, variants)
     if args.aa is None:
         labels = [(v, v) for v in variants]
         if args.no_aa:
@@ -295,6 +306,7 @@ def _meta(args, setup, runs, builds, images, qemu_bin):
                  "A/A twins draw their own" if mode == "icount" else "none"},
         "runner": {"retries": args.retries, "timeout_s": timeout,
                    "grace_s": execute.GRACE_SECONDS},
+        "baseline": baseline(args, variants),
         "builds": {v: {"dir": builds[v].dir, "hash": builds[v].hash,
                        "boot_args": builds[v].boot_args,
                        "build": builds[v].info} for v in variants},
