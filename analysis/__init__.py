@@ -3,7 +3,8 @@
 Entry commands (in this folder): analyze, report, compare, calibrate. Modules:
 stats (pure statistical functions), load (reads a results dir), summarize
 (per-variant statistics and comparisons -> summary.csv, stats.json), history
-(results/history.csv), render (REPORT.md), reference (2011 figures), figures
-(the one list of plots, read by plots/ too). It reads results dirs with
-lib/format and imports nothing of bench/ (bench/README.md, "Layers").
+(results/history.csv), render (REPORT.md), reference (2011 figures and a
+results dir's baseline), figures (the one list of plots, read by plots/
+too). It reads results dirs with lib/format and imports nothing of bench/
+(bench/README.md, "Layers").
 """

@@ -2,7 +2,9 @@
 
 It first names everything that differs between the two dirs (setup()):
 the kernel of each label, the guest image, QEMU, the plugin, the model,
-the protocol, the mode and the commit. Then per label and metric: old and
+the protocol, the mode and the commit, and each dir's baseline (meta.json).
+Then per label found in both dirs, whatever its variant's name, and
+metric: old and
 new mean +- the 95% CI half-width in %, and the change new vs old. Under
 icount it is the report's rule (analysis/stats.py compare_median): the
 median per-pair % change with its distribution-free interval, pairs
@@ -181,6 +183,10 @@ def rows(old, new, cal):
 
 def notes(old, new):
     out = []
+    if old.baseline != new.baseline:
+        out.append("the dirs have different baselines (%s vs %s): each "
+                   "label is compared with itself, not with a baseline"
+                   % (old.baseline, new.baseline))
     if _mode(old) != _mode(new):
         out.append("the runs used different modes (%s vs %s): their "
                    "absolute figures are not comparable" % (
@@ -219,10 +225,9 @@ def what_changed(old, new):
 
 def render(old, new):
     """The whole comparison as text (a Markdown table and notes)."""
-    head = ["old: %s (mode %s, commit %s)" % (old.path, _mode(old),
-                                              _commit(old)),
-            "new: %s (mode %s, commit %s)" % (new.path, _mode(new),
-                                              _commit(new))]
+    head = ["%s: %s (mode %s, commit %s, baseline %s)" % (
+        tag, res.path, _mode(res), _commit(res), res.baseline)
+        for tag, res in (("old", old), ("new", new))]
     head += what_changed(old, new) + [""]
     cal = calibrate.load()
     body = rows(old, new, cal)

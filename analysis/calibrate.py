@@ -148,20 +148,21 @@ def half_width(new, base, n, rule=RULES[DEFAULT_RULE], resamples=RESAMPLES,
 
 def pools(res, metric):
     """(baseline, paired) of a results dir for metric: every ok run of the
-    baseline kernel (its A/A twin included), and {variant: (new, base)}
-    of each other kernel's seeds paired with the baseline's."""
+    baseline kernel (meta.json's; its A/A twin included), and {variant:
+    (new, base)} of each other kernel's seeds paired with the
+    baseline's."""
     runs = res.runs
     ok = runs[runs["status"] == "ok"].copy()
     values, texts = per_run(ok, metric)
     if texts or values.isna().any():
         raise FormatError("%r is not counted in every ok run" % metric)
     ok["value"] = values
-    base = ok[ok["variant"] == reference.BASELINE]
-    main = base[base["label"] == reference.BASELINE]
+    base = ok[ok["variant"] == res.baseline]
+    main = base[base["label"] == res.baseline]
     by_seed = per_key(main, main["value"], "perturb_seed")
     paired = {}
     for variant in reference.label_order(set(ok["variant"])
-                                         - {reference.BASELINE}):
+                                         - {res.baseline}):
         runs = ok[ok["label"] == variant]
         new = per_key(runs, runs["value"], "perturb_seed")
         seeds = sorted(set(new.index) & set(by_seed.index))

@@ -6,14 +6,16 @@ build --config: full, distro, smoke) is another results dir. REPORT.md
 sets the run it comes from beside the newest analysed run of each other
 config under the same results/ dir, of the same mode, clients and run
 length, so that every figure of the table is one of those runs'
-stats.json and build.json, and links to each.
+stats.json and build.json, and links to each. Only runs of the built-in
+kernels against atomic-read (view.with_2011) are set side by
+side: the table is about jump labels.
 """
 import os
 
 from analysis import fmt as F
 from analysis.facts import proto
 from analysis.load import FormatError, read_builds, read_json
-from analysis.view import comparisons, metric, unit
+from analysis.view import comparisons, metric, unit, with_2011
 
 STATS = "stats.json"
 JUMP = "jump-label"
@@ -47,7 +49,8 @@ def peers(res, st):
             meta = read_json(os.path.join(path, "meta.json"))
         except FormatError:
             continue
-        if not other or not meta or path == res.path:
+        if not other or not meta or path == res.path \
+                or not with_2011(other):
             continue
         builds = read_builds({i["variant"] for i in other.get("labels", [])},
                              meta)
@@ -154,6 +157,10 @@ def summary(figs):
 def section(res, st, out_dir):
     """The Markdown of the section (a line saying how to get the other
     configs' runs when there are none)."""
+    if not with_2011(st):
+        return ("Not shown: this section sets jump labels against atomic "
+                "reads across kernel configs, and this run compares other "
+                "kernels (against `%s`)." % st["baseline"])
     runs = peers(res, st)
     if len(runs) < 2:
         return ("No analysed run of another kernel config with this run's "

@@ -74,7 +74,8 @@ def section(results_root, out_dir, plots_dir):
     header, body = table(st)
     out = ["From [`%s`](%s) (mode %s): the same kernels at every run "
            "length, %% change vs %s with 95%% CI, paired by seed."
-           % (os.path.basename(path), rel, st["mode"], reference.BASELINE),
+           % (os.path.basename(path), rel, st["mode"],
+              st.get("baseline", reference.BASELINE)),
            "", F.table(header, body), "",
            "A longer run carries each client further through the "
            "loadfile, so where its measured phase starts and ends weighs "

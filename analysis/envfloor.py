@@ -48,11 +48,13 @@ def by_seed(res, metric):
 def shifts(envs, metric):
     """Rows (environment, kind, label, shift, seeds) of metric: the level
     shift of each kernel and the difference shift of each variant, under
-    every environment of envs ({name: Results}, BASE among them)."""
+    every environment of envs ({name: Results}, BASE among them), against
+    the base environment's baseline kernel."""
     if BASE not in envs:
         raise FormatError("an environment study needs its %r environment"
                           % BASE)
     base = by_seed(envs[BASE], metric)
+    baseline = envs[BASE].baseline
     out = []
     for name in sorted(set(envs) - {BASE}):
         other = by_seed(envs[name], metric)
@@ -67,13 +69,13 @@ def shifts(envs, metric):
             level = 100.0 * (o[lab] / b[lab] - 1.0)
             out.append((name, "level", lab, float(np.median(level)),
                         len(seeds)))
-        if reference.BASELINE not in labels:
+        if baseline not in labels:
             continue
         for lab in labels:
-            if lab == reference.BASELINE:
+            if lab == baseline:
                 continue
-            d_o = 100.0 * (o[lab] / o[reference.BASELINE] - 1.0)
-            d_b = 100.0 * (b[lab] / b[reference.BASELINE] - 1.0)
+            d_o = 100.0 * (o[lab] / o[baseline] - 1.0)
+            d_b = 100.0 * (b[lab] / b[baseline] - 1.0)
             out.append((name, "difference", lab,
                         float(np.median(d_o - d_b)), len(seeds)))
     return out

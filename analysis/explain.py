@@ -3,7 +3,7 @@
 For each ok run, its raw console log gives tbench's per-second status lines
 (lib/format/console.py, the parser bench uses); analysis/loadfile.py turns the
 loadfile lines they cover into bytes. Per label the measured and predicted
-MB/s are compared with atomic-read exactly as the headline metrics are
+MB/s are compared with the baseline exactly as the headline metrics are
 (paired by seed under icount), so the report can say whether loadfile
 position accounts for the MB/s differences between kernels.
 """
@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from analysis import metrics, reference, stats
+from analysis import metrics, stats
 from analysis import loadfile as lf
 from analysis import fmt as F
 from lib.format import console
@@ -54,12 +54,12 @@ def _rel_err(pred, meas):
     return 100.0 * (pred / meas - 1.0) if pred is not None and meas else None
 
 
-def _compare(rows, label, key, paired):
-    """% change of key between label and the baseline, paired by seed."""
+def _compare(rows, label, baseline, key, paired):
+    """% change of key between label and baseline, paired by seed."""
     new = {r["seed"]: r[key] for r in rows
            if r["label"] == label and r[key] is not None}
     base = {r["seed"]: r[key] for r in rows
-            if r["label"] == reference.BASELINE and r[key] is not None}
+            if r["label"] == baseline and r[key] is not None}
     if len(new) < 2 or len(base) < 2:
         return None
     common = sorted(set(new) & set(base))
@@ -70,8 +70,9 @@ def _compare(rows, label, key, paired):
                                   np.array(list(base.values())))
 
 
-def explain(res, runs, loadfile, groups):
-    """The "mbps_explained" part of stats.json."""
+def explain(res, runs, loadfile, groups, baseline):
+    """The "mbps_explained" part of stats.json: each main label compared
+    with baseline."""
     rows = per_run(res, runs, loadfile)
     for r in rows:
         r["predicted_err_pct"] = _rel_err(r["predicted_mbps"],
@@ -96,9 +97,9 @@ def explain(res, runs, loadfile, groups):
         per_label[lab] = d
     comparisons = {}
     for lab in groups["main"]:
-        if lab == reference.BASELINE:
+        if lab == baseline:
             continue
-        comparisons[lab] = {key: _compare(rows, lab, key, paired)
+        comparisons[lab] = {key: _compare(rows, lab, baseline, key, paired)
                             for key, _ in FIGURES}
 
     def worst(key):
@@ -176,7 +177,7 @@ def section(st):
                 F.pct_ci(comps[lab][f["key"]]) if comps[lab].get(f["key"])
                 else "n/a" for lab in comps])
         out += [F.table(["figure, mean of runs"] + [
-            "`%s` vs `%s`" % (lab, reference.BASELINE) for lab in comps],
+            "`%s` vs `%s`" % (lab, st["baseline"]) for lab in comps],
             rows, "l" + "r" * len(comps)), ""]
         out.append(
             "A faster kernel reaches further into the loadfile by the end "

@@ -35,17 +35,31 @@ def intro(st, res, rel):
     seconds = proto(meta, "seconds")
     clients = proto(meta, "clients")
     runs = "%d ok runs of %d tries" % (st["ok_runs"], st["tries"])
-    return "\n".join([
-        "In 2011 Jason Baron ran `tbench 20` five times, with reboots, on "
-        "kernels with jump labels, with static keys as atomic reads, and "
-        "with plain reads, and found jump labels %s faster than atomic "
-        "reads. This report repeats that comparison on Linux 6.1 with "
-        "statistics: each run is a fresh boot in QEMU running tbench%s%s "
-        "on the guest's loopback, here under %s." % (
-            F.pct(reference.pct_2011("jump-label")).lstrip("+"),
+    how = "each run is a fresh boot in QEMU running tbench%s%s on the " \
+        "guest's loopback, here under %s." % (
             " with %s clients" % clients if clients != "" else "",
-            " for %s s" % seconds if seconds != "" else "",
-            mode(st).what),
+            " for %s s" % seconds if seconds != "" else "", mode(st).what)
+    main = st["groups"]["main"]
+    if reference.compares_2011(st["baseline"], main):
+        first = (
+            "In 2011 Jason Baron ran `tbench 20` five times, with reboots, "
+            "on kernels with jump labels, with static keys as atomic reads, "
+            "and with plain reads, and found jump labels %s faster than "
+            "atomic reads. This report repeats that comparison on Linux 6.1 "
+            "with statistics: %s" % (
+                F.pct(reference.pct_2011("jump-label")).lstrip("+"), how))
+    elif main:
+        first = (
+            "This report compares %s with the baseline `%s` (bench/run "
+            "`--baseline`), with statistics: %s" % (
+                " and ".join("`%s`" % lab for lab in main
+                             if lab != st["baseline"]) or "no other kernel",
+                st["baseline"], how))
+    else:
+        first = "This run is an A/A control only (one kernel under two " \
+            "labels): %s" % how
+    return "\n".join([
+        first,
         "",
         "Run [`%s`](%s): %s, git commit `%s`%s, from %s to %s." % (
             st["run_id"], rel, runs, git.get("commit", "unknown"),
@@ -192,7 +206,7 @@ def _counted(df, variant, name):
         else None
 
 
-def count_note(df):
+def count_note(df, baseline=reference.BASELINE):
     """What the count.* rows are, and the disabled key's cost against
     the baseline as counted; None when the table has no count rows."""
     if not df["name"].isin(list(COUNT_LABELS)).any():
@@ -207,24 +221,24 @@ def count_note(df):
            "exact, the call and the loop's entry cancelling. "
            "`not-counted`: no plugin (kvm, tcg) or no clean region; "
            "`not-exact`: the difference was not a whole multiple of n.")
-    base = _counted(df, reference.BASELINE, "count.off_branches_per_iter")
+    base = _counted(df, baseline, "count.off_branches_per_iter")
     diffs = []
     for v in reference.label_order(df["variant"]):
         mine = _counted(df, v, "count.off_branches_per_iter")
-        if v != reference.BASELINE and base is not None and mine is not None:
+        if v != baseline and base is not None and mine is not None:
             diffs.append("`%s` %+d" % (v, mine - base))
     if diffs:
         out += (" With the key off, conditional branches per iteration "
-                "against `%s`: %s." % (reference.BASELINE, ", ".join(diffs)))
+                "against `%s`: %s." % (baseline, ", ".join(diffs)))
     return out
 
 
-def selftest(res):
+def selftest(res, baseline=reference.BASELINE):
     df = res.selftest
     if df is None or df.empty:
         return ("No selftest results in this results dir (selftest.csv is "
                 "written by selftest-mode boots).")
-    note = count_note(df)
+    note = count_note(df, baseline)
     return _selftest_table(df) + ("\n\n" + note if note else "")
 
 
@@ -343,28 +357,35 @@ def meta(res):
                 [["`%s`" % k, v] for k, v in pairs], "ll"))
 
 
+# (only when the run repeats 2011's comparison, reference.compares_2011;
+# confound)
 CONFOUNDS = [
-    "`CONFIG_JUMP_LABEL=n` changes more than the static-key sites: some "
-    "code then takes other paths (the netfilter hook early exit, "
-    "`sched_feat`, `cfs_bandwidth_used`, netstamp). As in 2011, the "
-    "comparison is between the kernels as built with each option.",
-    "Code layout: the kernels compared here differ in size and alignment, "
-    "which alone can move a benchmark by more than this effect (Mytkowicz "
-    "et al., \"Producing Wrong Data Without Doing Anything Obviously "
-    "Wrong!\"). An A/A control measures boot-to-boot noise of one kernel, "
-    "not layout luck.",
-    "The 2011 kernels were built with tracepoints disabled and ran on "
-    "unnamed hardware; only averages were published, so 2011's own "
-    "uncertainty is unknown.",
-    "The sample unit is a boot (in icount mode a perturbation seed); the "
-    "per-second samples inside a run are not independent and are not used "
-    "as samples.",
+    (True,
+     "`CONFIG_JUMP_LABEL=n` changes more than the static-key sites: some "
+     "code then takes other paths (the netfilter hook early exit, "
+     "`sched_feat`, `cfs_bandwidth_used`, netstamp). As in 2011, the "
+     "comparison is between the kernels as built with each option."),
+    (False,
+     "Code layout: the kernels compared here differ in size and alignment, "
+     "which alone can move a benchmark by more than this effect (Mytkowicz "
+     "et al., \"Producing Wrong Data Without Doing Anything Obviously "
+     "Wrong!\"). An A/A control measures boot-to-boot noise of one kernel, "
+     "not layout luck."),
+    (True,
+     "The 2011 kernels were built with tracepoints disabled and ran on "
+     "unnamed hardware; only averages were published, so 2011's own "
+     "uncertainty is unknown."),
+    (False,
+     "The sample unit is a boot (in icount mode a perturbation seed); the "
+     "per-second samples inside a run are not independent and are not "
+     "used as samples."),
 ]
 
 
 def confounds(st):
-    return "\n".join("- " + c for c in
-                     CONFOUNDS + [mode(st).confound])
+    old = reference.compares_2011(st["baseline"], st["groups"]["main"])
+    return "\n".join("- " + c for only_2011, c in CONFOUNDS
+                     if old or not only_2011) + "\n- " + mode(st).confound
 
 
 def method(st):

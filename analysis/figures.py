@@ -4,20 +4,22 @@ plots/prepare writes each one's data (a function per name) and prints the
 names (`plots/prepare --list`) for plots/draw, which renders plots/NAME.gp
 to NAME.svg and NAME.png when the run has its data, and removes them when
 it has not; analysis/render.py links them in REPORT.md with these titles
-and shows MAIN on the report's first screen. A new figure is a row here,
-a function in plots/prepare and a NAME.gp.
+(titles(): naming the run's baseline) and shows MAIN on the report's first
+screen. A new figure is a row here, a function in plots/prepare and a
+NAME.gp.
 """
 from analysis import reference
 
-VS_BASE = "% change vs " + reference.BASELINE
+VS_BASE = "% change vs {base}"
 
-# (name, title in REPORT.md); in comments, what a run needs to have data.
-FIGURES = [
-    ("pct_change", VS_BASE + " with 95% CI, and 2011's values"),
+# (name, title in REPORT.md, {base}: the run's baseline, {ref}: 2011's
+# part); in comments, what a run needs to have data.
+TEMPLATES = [
+    ("pct_change", VS_BASE + " with 95% CI{ref}"),
     ("throughput", "Throughput of every run, mean and 95% CI"),
     # icount perturbation seeds, at least 2 per label
     ("seeds", "Per-seed distribution of each kernel, and of its paired "
-              "change against " + reference.BASELINE),
+              "change against {base}"),
     ("traces", "Per-second throughput of every run (warm-up marked)"),
     ("drift", "Run order vs throughput (drift)"),
     # branch counts (perf or the TCG plugin)
@@ -31,6 +33,17 @@ FIGURES = [
     ("modelled", "Modelled cycles per tbench operation, by source "
                  "(a model, not hardware)"),
 ]
+
+
+def titles(baseline=reference.BASELINE, with_2011=True):
+    """(name, title) of every figure of a run with this baseline; with_2011:
+    the run is set beside 2011 (view.with_2011)."""
+    ref = ", and 2011's values" if with_2011 else ""
+    return [(name, t.format(base=baseline, ref=ref))
+            for name, t in TEMPLATES]
+
+
+FIGURES = titles()
 NAMES = [name for name, _ in FIGURES]
 # The report's main figure: the answer with its CI, 2011's and the A/A.
 MAIN = "pct_change"

@@ -14,7 +14,7 @@ import time
 
 import pandas as pd
 
-from analysis import metrics
+from analysis import metrics, reference
 from lib import model
 from lib.format import schema
 
@@ -205,6 +205,11 @@ class Results:
             self.samples = self.samples[~self.samples["index"].isin(
                 exclude["sample_runs"])].reset_index(drop=True)
         self.meta = read_json(os.path.join(self.path, "meta.json"))
+        # the kernel every other one is compared with (meta.json)
+        try:
+            self.baseline = reference.baseline(self.meta)
+        except ValueError as e:
+            raise FormatError("%s: %s" % (path, e))
         self.runs["seconds"] = run_seconds(self.runs, self.meta)
         self.runs = model_cycles(self.runs, self.meta)
         variants = sorted(set(self.runs["variant"]))

@@ -2,10 +2,14 @@
 
 Every number comes from the results dir: stats.json (analysis/analyze),
 meta.json (with each build.json) and selftest.csv; the only constants are
-the 2011 figures (analysis/reference.py) and fixed explanatory text.
+the 2011 figures (analysis/reference.py) and fixed explanatory text. The
+baseline is stats.json's (the results dir's meta.json); a run that does not
+repeat 2011's comparison (view.with_2011: user variants, another
+baseline) is set beside nothing of 2011's.
 
 Layout: the first screen holds the answer (its CI and the A/A noise floor),
-the 2011-vs-here table, the verdict and the main figure (analysis/figures.py);
+the 2011-vs-here table (without 2011's columns when the run is not 2011's
+comparison), the verdict and the main figure (analysis/figures.py);
 then the contents, made from the ## headings the sections emit; then the
 sections, where long tables a reader skims are collapsed (fmt.details).
 """
@@ -15,7 +19,7 @@ import re
 from analysis import configs, convergence, explain, facts, metrics, reference
 from analysis import fmt as F
 from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
-                           metric, unit)
+                           metric, unit, with_2011)
 from analysis import figures, hosts, modelcost, modes
 from analysis.verdict import answer, nested, verdicts
 from lib.format import schema
@@ -27,12 +31,17 @@ def test_cell(c):
 
 
 def table_2011(st, res):
+    """The first table: each main label's headline with its CI and change
+    against the baseline, beside 2011's figures (view.with_2011) when the
+    run repeats 2011's comparison."""
     if not st["groups"]["main"]:
         return AA_ONLY
+    old = with_2011(st)
     if nested(st):
         return "%s\n\nNot shown: this run's figures are not compared " \
-            "with 2011's (see the statistics below)." % head(
-                st, "tbench, 2011 vs here")
+            "with %s (see the statistics below)." % (head(
+                st, "tbench, 2011 vs here" if old else "tbench"),
+                "2011's" if old else "hardware's")
     name = headline(st)
     hm = metric(st, name)
     comps = comparisons(hm, "main")
@@ -44,12 +53,12 @@ def table_2011(st, res):
         d = hm["per_label"][label]
         c = comps.get(label)
         mb = reference.MBPS_2011.get(label)
-        p11 = reference.pct_2011(label)
-        base = label == reference.BASELINE
-        row = [
-            "`%s`" % label, F.val(mb) if mb else "-",
+        p11 = reference.pct_2011(label, st["baseline"])
+        base = label == st["baseline"]
+        row = ["`%s`" % label] + ([
+            F.val(mb) if mb else "-",
             "(baseline)" if base else (F.pct(p11) if p11 is not None
-                                       else "-"),
+                                       else "-")] if old else []) + [
             "%s (n=%d)" % (F.mean_ci(d, lambda x: fmt_value(name, x)),
                            d["n"]),
             "(baseline)" if base else (F.pct_ci(c) if c else "n/a"),
@@ -60,19 +69,22 @@ def table_2011(st, res):
                 "%s %s" % (F.pct_ci(sc), sc["marker"]) if sc else "n/a"))
         rows.append(row)
     clients = facts.proto(res.meta, "clients")
-    header = ["kernel", "2011 MB/s", "2011 vs atomic",
-              "here %s, mean [95%% CI]" % unit(name),
-              "here vs atomic [95% CI]", "p (%s)" % next(
-                  (c["test_t"] for c in comps.values()), "test")]
+    vs = "atomic" if old else "`%s`" % st["baseline"]
+    header = ["kernel"] + (["2011 MB/s", "2011 vs atomic"] if old else []) \
+        + ["here %s, mean [95%% CI]" % unit(name),
+           "here vs %s [95%% CI]" % vs, "p (%s)" % next(
+               (c["test_t"] for c in comps.values()), "test")]
     if side:
-        header.append("%s vs atomic [95%% CI]" % unit(side["metric"]))
-    out = [head(st, "%s, tbench%s, 2011 vs here" % (
+        header.append("%s vs %s [95%% CI]" % (unit(side["metric"]), vs))
+    out = [head(st, "%s, tbench%s, %s" % (
         metrics.title(name),
-        " %s clients" % clients if clients != "" else "")),
-           "", F.table(header, rows), "",
-           "2011: %s. Its MB/s come from other hardware and are not "
-           "comparable with ours in absolute terms; compare the %% "
-           "changes." % reference.SOURCE]
+        " %s clients" % clients if clients != "" else "",
+        "2011 vs here" if old else "against " + vs)),
+           "", F.table(header, rows)]
+    if old:
+        out += ["", "2011: %s. Its MB/s come from other hardware and are "
+                "not comparable with ours in absolute terms; compare the %% "
+                "changes." % reference.SOURCE]
     return "\n".join(out)
 
 
@@ -97,6 +109,7 @@ def variant_table(st, group, name):
 
 def comparison_table(st, group, name):
     thr = metric(st, name)
+    n2011 = with_2011(st) or not st["groups"]["main"]
     rows = []
     for c in thr["comparisons"]:
         if c["group"] != group:
@@ -105,14 +118,15 @@ def comparison_table(st, group, name):
             c["n"], c["n_baseline"])
         rows.append(["`%s` vs `%s`" % (c["label"], c["baseline"]),
                      F.pct_ci(c), c["marker"], test_cell(c), n,
-                     F.val(c["noise_pct"], 3), F.val(c["mde_pct"], 3),
-                     F.val(c.get("n_for_2011")) if c.get("pct_2011")
-                     is not None else "-"])
+                     F.val(c["noise_pct"], 3), F.val(c["mde_pct"], 3)]
+                    + ([F.val(c.get("n_for_2011")) if c.get("pct_2011")
+                        is not None else "-"] if n2011 else []))
     if not rows:
         return ""
     return F.table(["comparison", "% change [95% CI]", "", "tests", "n",
-                    "noise %", "MDE %", "n for 2011's effect"], rows,
-                   "lrcllrrr")
+                    "noise %", "MDE %"]
+                   + (["n for 2011's effect"] if n2011 else []), rows,
+                   "lrcllrrr" if n2011 else "lrcllrr")
 
 
 def _metric_names(st):
@@ -212,7 +226,9 @@ def counters(st):
     return "\n".join(out)
 
 
-def plots(plots_dir, out_dir, run_id):
+def plots(plots_dir, out_dir, run_id, titles=figures.FIGURES):
+    """The lines linking each figure (titles: figures.titles() of the
+    run), or the line saying the plots are not this run's."""
     stamp = os.path.join(plots_dir, "drawn-from.txt")
     drawn = open(stamp).read().strip() if os.path.exists(stamp) else ""
     out = []
@@ -222,7 +238,7 @@ def plots(plots_dir, out_dir, run_id):
                              "are from run %s" % drawn if drawn
                              else "were not drawn"))
         return out
-    for name, title in figures.FIGURES:
+    for name, title in titles:
         svg = os.path.join(plots_dir, name + ".svg")
         if os.path.exists(svg):
             rel = os.path.relpath(svg, out_dir)
@@ -260,16 +276,16 @@ def title(st):
     return "# jlbench: %s, tbench" % what
 
 
-def main_figure(plots_dir, out_dir, run_id):
+def main_figure(plots_dir, out_dir, run_id, titles=figures.FIGURES):
     """The main figure (analysis/figures.py MAIN) as an image, or the line
     saying the plots are not this run's."""
-    drawn = plots(plots_dir, out_dir, run_id)
+    drawn = plots(plots_dir, out_dir, run_id, titles)
     if drawn and not drawn[0].startswith("- "):
         return drawn
     svg = os.path.join(plots_dir, figures.MAIN + ".svg")
     if not os.path.exists(svg):
         return []
-    return ["![%s](%s)" % (dict(figures.FIGURES)[figures.MAIN],
+    return ["![%s](%s)" % (dict(titles)[figures.MAIN],
                            os.path.relpath(svg, out_dir))]
 
 
@@ -306,12 +322,14 @@ def render(res, st, out_path, plots_dir):
     rel = os.path.relpath(res.path, out_dir)
     st = dict(st, nested=facts.nested(res.meta))
     note = facts.config_note(res)
+    titles = figures.titles(st["baseline"], with_2011(st))
     top = "\n".join(
         [title(st), "", answer(st), ""] + ([note, ""] if note else [])
         + [table_2011(st, res), "", verdicts(st), ""]
-        + main_figure(plots_dir, out_dir, res.run_id))
+        + main_figure(plots_dir, out_dir, res.run_id, titles))
     sections = [
-        ("The 2011 experiment and this run", facts.intro(st, res, rel)),
+        ("The 2011 experiment and this run" if with_2011(st)
+         else "This run", facts.intro(st, res, rel)),
         ("MB/s explained: where in the loadfile the window falls",
          explain.section(st)),
         ("Convergence with run length", convergence.section(
@@ -323,13 +341,14 @@ def render(res, st, out_path, plots_dir):
          configs.section(res, st, out_dir)),
         ("Modelled hardware cost", modelcost.section(st, res)),
         ("Kernels", facts.builds(res)),
-        ("Static-key selftest and microbenchmark", facts.selftest(res)),
+        ("Static-key selftest and microbenchmark",
+         facts.selftest(res, st["baseline"])),
     ] + arch_sections(res) + [
         ("Drift, steal time and failed runs", facts.drift(st)),
         ("Warnings", facts.warnings(st)),
         ("Host, versions and protocol", hosts.render(st) + facts.meta(res)),
         ("Confounds", facts.confounds(st) + modelcost.confound(st)),
-        ("Plots", "\n".join(plots(plots_dir, out_dir, res.run_id))),
+        ("Plots", "\n".join(plots(plots_dir, out_dir, res.run_id, titles))),
         ("Method", facts.method(st)),
     ]
     body = "\n\n".join("## %s\n\n%s" % sec for sec in sections)

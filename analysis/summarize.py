@@ -56,15 +56,14 @@ def _groups(runs):
     return main, aa
 
 
-def _pairs(runs, groups):
+def _pairs(runs, groups, baseline):
     """(group, label, baseline) of every comparison: each main label
-    against atomic-read; each A/A twin against the main label of its
+    against the run's baseline; each A/A twin against the main label of its
     kernel, or (an A/A-only run) against the first A/A label."""
     out = []
     main, aa = groups["main"], groups["aa"]
-    if reference.BASELINE in main:
-        out += [("main", lab, reference.BASELINE) for lab in main
-                if lab != reference.BASELINE]
+    if baseline in main:
+        out += [("main", lab, baseline) for lab in main if lab != baseline]
     variant = dict(zip(runs["label"], runs["variant"]))
     for lab in aa:
         if variant[lab] in main:
@@ -181,10 +180,11 @@ def _label_warnings(info, warnings):
                         % (lab, len(info["kernel_hashes"])))
 
 
-def _metric(runs, mode, metric, groups, infos, warnings, headline=None,
-            cal=None):
-    """Per-label description and comparisons of one metric; sample size,
-    power and drift warnings for the headline metric."""
+def _metric(runs, mode, metric, groups, infos, warnings, baseline,
+            headline=None, cal=None):
+    """Per-label description and comparisons of one metric against
+    baseline; sample size, power and drift warnings for the headline
+    metric."""
     ok_all = runs[runs["status"] == "ok"]
     per_label, values, oks = {}, {}, {}
     for label in [lab for g in groups.values() for lab in g]:
@@ -201,7 +201,7 @@ def _metric(runs, mode, metric, groups, infos, warnings, headline=None,
         per_label[label] = d
         values[label], oks[label] = vals[keep], ok[keep]
     comps = []
-    for group, label, base in _pairs(runs, groups):
+    for group, label, base in _pairs(runs, groups, baseline):
         if not len(values[label]) or not len(values[base]):
             continue
         what = "%s vs %s (%s)" % (label, base, metric)
@@ -223,7 +223,8 @@ def _metric(runs, mode, metric, groups, infos, warnings, headline=None,
 
 def _power_note(c, label, group, warnings, what):
     """n needed for 2011's effect; warn when the run cannot resolve it."""
-    eff = reference.pct_2011(label) if group == "main" else None
+    eff = reference.pct_2011(label, c["baseline"]) if group == "main" \
+        else None
     c["pct_2011"] = eff
     c["n_for_2011"] = None
     if eff is None or not c["noise_pct"] == c["noise_pct"]:
@@ -238,7 +239,7 @@ def _power_note(c, label, group, warnings, what):
                         % (what, c["mde_pct"], eff, need))
 
 
-def _convergence(runs, mode, groups, lengths):
+def _convergence(runs, mode, groups, lengths, baseline):
     """Per run length: the throughput metrics of every comparison."""
     out = []
     for seconds in lengths:
@@ -250,7 +251,7 @@ def _convergence(runs, mode, groups, lengths):
                    for g, labs in groups.items()}
         scratch = []
         out.append({"seconds": seconds, "metrics": [
-            _metric(sub, mode, m, present, infos, scratch)
+            _metric(sub, mode, m, present, infos, scratch, baseline)
             for m in metrics.names()]})
     return out
 
@@ -272,6 +273,7 @@ def summarize(res, loadfile=None):
         if len(lengths) > 1 else all_runs
     main, aa = _groups(all_runs)
     groups = {"main": main, "aa": aa}
+    baseline = res.baseline
     warnings = []
     hosts.check(all_runs, mode, warnings)
     infos = {}
@@ -279,15 +281,15 @@ def summarize(res, loadfile=None):
         for label in labels:
             infos[label] = _label_info(runs, label, group, headline)
             _label_warnings(infos[label], warnings)
-    if main and reference.BASELINE not in main:
+    if main and baseline not in main:
         warnings.append("no %s runs: no comparisons against the baseline"
-                        % reference.BASELINE)
+                        % baseline)
     names = [m.name for m in schema.METRICS if m.derived
              or m.name in runs.columns] + [
         c + "_per_op" for c in schema.counter_columns(runs.columns)]
     cal = calibrate.load() if mode == "icount" else None
-    out_metrics = [_metric(runs, mode, m, groups, infos, warnings, headline,
-                           cal) for m in names]
+    out_metrics = [_metric(runs, mode, m, groups, infos, warnings, baseline,
+                           headline, cal) for m in names]
     ok = runs[runs["status"] == "ok"]
     values = per_run(ok, headline)[0]
     norm = values / values.groupby(ok["label"]).transform("mean")
@@ -299,11 +301,13 @@ def summarize(res, loadfile=None):
         "headline": headline,
         "headline_why": schema.MODE[mode].headline_why,
         "lengths": lengths, "seconds": max(lengths) if lengths else None,
-        "convergence": _convergence(all_runs, mode, groups, lengths)
+        "convergence": _convergence(all_runs, mode, groups, lengths,
+                                    baseline)
         if len(lengths) > 1 else [],
-        "mbps_explained": explain.explain(res, runs, loadfile, groups)
+        "mbps_explained": explain.explain(res, runs, loadfile, groups,
+                                          baseline)
         if loadfile is not None else None,
-        "baseline": reference.BASELINE, "alpha": stats.ALPHA,
+        "baseline": baseline, "alpha": stats.ALPHA,
         "power": stats.POWER, "methods": METHODS,
         "calibration": cal,
         "seed_modes": modes.analyse(runs, main + aa, headline)

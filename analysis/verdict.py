@@ -1,8 +1,11 @@
 """REPORT.md's answer: its first lines in words, the verdict against 2011
-and the A/A noise floor, in the headline metric of the mode."""
+(when the run repeats 2011's comparison, view.with_2011) and the
+A/A noise floor, in the headline metric of the mode, against the run's
+baseline (stats.json's)."""
 from analysis import facts, metrics, reference, stats
 from analysis import fmt as F
-from analysis.view import AA_ONLY, comparisons, headline, metric, unit
+from analysis.view import (AA_ONLY, comparisons, headline, metric, unit,
+                           with_2011)
 
 
 def verdict(c, name="throughput_mbps"):
@@ -106,20 +109,31 @@ def answer(st):
     parts = [(reference.words(lab), comps[lab]) for lab in
              st["groups"]["main"] if lab in comps]
     if not parts:
-        return "No comparison against %s in this run." % reference.BASELINE
+        return "No comparison against %s in this run." % st["baseline"]
     n = parts[0][1]["n"]
     unit_n = "seeds" if parts[0][1]["paired"] else "runs each"
     first = parts[0][1]
-    lines = ["**Answer.** On Linux 6.1, in %s mode, %s %s %s "
-             "static keys (%s %s, %d %s)" % (
-                 facts.mode_key(st), parts[0][0], _effect(first, noun),
-                 first["baseline"], first["test_t"], F.p_is(first["p_t"]),
-                 n, unit_n)]
+    old = with_2011(st)
+    if old:
+        lines = ["**Answer.** On Linux 6.1, in %s mode, %s %s %s "
+                 "static keys (%s %s, %d %s)" % (
+                     facts.mode_key(st), parts[0][0], _effect(first, noun),
+                     first["baseline"], first["test_t"],
+                     F.p_is(first["p_t"]), n, unit_n)]
+    else:
+        lines = ["**Answer.** In %s mode, the runs of `%s` %s the runs of "
+                 "`%s` (%s %s, %d %s)" % (
+                     facts.mode_key(st), first["label"],
+                     _effect(first, noun), first["baseline"],
+                     first["test_t"], F.p_is(first["p_t"]), n, unit_n)]
     for what, c in parts[1:]:
         lines[0] += "; %s %s (%s)" % (what, F.pct_ci(c), _significance(c))
-    lines[0] += ". 2011 measured %s MB/s on hardware." % " and ".join(
-        F.pct(reference.pct_2011(v)) for v in reference.ORDER
-        if v != reference.BASELINE)
+    if old:
+        lines[0] += ". 2011 measured %s MB/s on hardware." % " and ".join(
+            F.pct(reference.pct_2011(v)) for v in reference.ORDER
+            if v != reference.BASELINE_2011)
+    else:
+        lines[0] += "."
     lines.append("")
     lines.append(facts.mode(st).sees + " " + st.get(
         "headline_why", ""))
@@ -218,7 +232,8 @@ def verdicts(st):
             out.append("- " + verdict(comps[label], name))
     order = sorted(st["groups"]["main"],
                    key=lambda lab: -(thr["per_label"][lab]["mean"] or 0))
-    known = [lab for lab in order if lab in reference.MBPS_2011]
+    known = [lab for lab in order
+             if reference.pct_2011(lab, st["baseline"]) is not None]
     if len(known) > 1:
         ref = sorted(known, key=lambda v: -reference.MBPS_2011[v])
         out.append("- Ordering of the means: 2011 %s; here %s (%s)."
@@ -235,5 +250,5 @@ def verdicts(st):
                       c["marker"]))
     if len(out) == 2:
         out.append("- No comparison against %s in this run."
-                   % reference.BASELINE)
+                   % st["baseline"])
     return "\n".join(out)

@@ -1,6 +1,6 @@
 """Reading stats.json (analysis/analyze) for REPORT.md: the metric dicts,
 the headline metric, units and the mode in every heading."""
-from analysis import facts, metrics
+from analysis import facts, metrics, reference
 from analysis import fmt as F
 
 
@@ -24,6 +24,14 @@ def fmt_value(name, x):
 
 def unit(name):
     return metrics.unit(name)
+
+
+def with_2011(st):
+    """Whether a run repeats 2011's comparison (reference.compares_2011):
+    only then is it set beside 2011's figures and spoken of as 2011's
+    three kernels."""
+    return reference.compares_2011(st.get("baseline", reference.BASELINE),
+                                   (st.get("groups") or {}).get("main", []))
 
 
 def comparisons(m, group):

@@ -1,5 +1,5 @@
 # pct_change.gp: % change of mean throughput vs the baseline, 95% CI, and
-# 2011's values (averages of 5 boots, no CI published).
+# 2011's values (averages of 5 boots, no CI published) when the run has them.
 load "common.gp"
 load datadir."/pct.vars"
 set title "Change of ".pct_metric." vs ".baseline.", 95% CI, ".pct_method."\n".mode_title
@@ -13,4 +13,4 @@ plot datadir."/pct.dat" using 1:2:3:4:xtic(6) with yerrorbars lt 1 pt 7 \
 	"" using ($1 + 0.08):2:(sprintf("%+.2f%%", $2)) with labels left \
 		offset 1,0 notitle, \
 	"" using ($1 + 0.25):5 with points pt 9 ps 2 lc rgb "#c03030" \
-		title "2011 (J. Baron, averages of 5 boots, other hardware)"
+		title pct_2011

@@ -2,10 +2,10 @@
 # The 2011 averages were measured on other hardware: printed, not plotted.
 load "common.gp"
 load datadir."/xtics.vars"
-load datadir."/throughput.vars"
 set title "Headline metric of every run (boot), mean and 95% CI\n".mode_title
 set ylabel ylabel_mbps
 set xlabel "kernel (2011's averages, on other hardware, printed in red: not on this scale)"
+load datadir."/throughput.vars"
 set xrange [0.5:nlabels + 0.5]
 set offsets 0, 0, graph 0.15, graph 0.05
 set key outside top center horizontal
