@@ -28,6 +28,8 @@ LAYERS = {
     # the entry commands (bench/run, ...) and the harness's benchmarks
     "bench": BENCH,
     "bench.timing": BENCH,
+    # bench/bisect: builds and runs kernels, judges them by analysis/
+    "bench.bisection": BENCH | ANALYSIS | {"bench.bisection"},
     "analysis": ANALYSIS,
     "plots": ANALYSIS | {"plots"},
     "guest-image": LIB,

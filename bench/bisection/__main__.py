@@ -1,0 +1,141 @@
+"""bench/bisect: find the patch or commit that changes a figure, exactly.
+
+Usage:
+  bench/bisect --series DIR [--good N] [--bad N] --out DIR [options]
+  bench/bisect --git REPO --good REV --bad REV --out DIR [options]
+  bench/bisect --replay DIR
+
+The range: the first N patches of a quilt series (DIR/series) on top of a
+built-in variant (--on, default jump-label; --good default 0, that variant
+itself; --bad default all), or a git repository's commits good..bad (first
+parents; each built as it is, without our series). Both ends are built and
+run first; when the bad end is within the floor of the good one it says
+"no change found" and stops. Each candidate is built, booted with its own
+initramfs and run in icount mode (--seeds runs, the same perturbation
+seeds for every candidate) and judged against the good end by the median
+rule, widened by the metric's calibrated floor. A candidate that does not
+build is skipped, as `git bisect skip` does, and said.
+
+The log, DIR/bisect.log, holds every step (revision, build hash, results
+dir, per-seed figures, decision); the same command with the same --out
+resumes, --replay DIR decides again from the log alone. The answer: the
+first bad patch or commit, its figures against the good end and against
+its parent, and the results dir of every step.
+
+Costs here (smoke config, 3 s runs): a step is a kernel build (about a
+minute for a patch over a cached kernel) and --seeds runs of under half a
+minute each, two at once.
+Exit codes: 0 an answer (a first bad candidate, or no change); 1 a step
+failed or the replay disagrees with the log; 2 usage error.
+"""
+import argparse
+import sys
+
+from bench.bisection import bisection
+
+
+def parse(argv):
+    ap = argparse.ArgumentParser(
+        prog="bench/bisect", description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join(__doc__.split("\n")[2:]))
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--series", metavar="DIR",
+                     help="a quilt series dir: bisect its patches")
+    src.add_argument("--git", metavar="REPO",
+                     help="a kernel git repository: bisect good..bad")
+    src.add_argument("--replay", metavar="DIR",
+                     help="decide again from DIR/bisect.log")
+    ap.add_argument("--good", help="series: patches applied at the good "
+                    "end (default 0); git: the good revision")
+    ap.add_argument("--bad", help="series: patches at the bad end "
+                    "(default: all); git: the bad revision")
+    ap.add_argument("--on", default="jump-label", metavar="VARIANT",
+                    help="the built-in variant under the patches "
+                    "(default: jump-label)")
+    ap.add_argument("--out", metavar="DIR",
+                    help="the bisection's dir: its log, builds lists and "
+                    "results dirs")
+    ap.add_argument("--metric", default=bisection.DEFAULT_METRIC,
+                    help="the figure (default: %(default)s; ops_per_s, "
+                    "a runs.csv figure, or COUNTER_per_op)")
+    ap.add_argument("--config", default="full",
+                    choices=("full", "smoke", "distro"),
+                    help="kernel base config (default: full)")
+    ap.add_argument("--seeds", type=int, default=bisection.DEFAULT_SEEDS,
+                    help="runs per candidate (default: %(default)s, the "
+                    "fewest the median rule decides with)")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="bench/run's seed: the perturbation seeds "
+                    "(default: 1)")
+    ap.add_argument("--seconds", type=int, default=0,
+                    help="tbench seconds per run (default: bench/run's)")
+    ap.add_argument("--clients", type=int, default=20,
+                    help="tbench clients (default: 20)")
+    args = ap.parse_args(argv)
+    if args.replay:
+        return args
+    if not args.out:
+        ap.error("--out DIR is needed")
+    if args.seeds < 6:
+        ap.error("--seeds %d: the median rule needs at least 6 pairs"
+                 % args.seeds)
+    if args.git and (not args.good or not args.bad):
+        ap.error("--git needs --good REV and --bad REV")
+    if args.series:
+        for opt in ("good", "bad"):
+            v = getattr(args, opt)
+            if v is not None and not v.isdigit():
+                ap.error("--%s %s: with --series, a number of patches"
+                         % (opt, v))
+    return args
+
+
+def say(end):
+    print(end["message"])
+    if end.get("vs_parent"):
+        c = end["vs_parent"]
+        print("against its parent: %+.3f%% [%+.3f, %+.3f] (%d seeds)" % (
+            c["pct_change"], c["pct_ci_lo"], c["pct_ci_hi"], c["n"]))
+    if end.get("skipped"):
+        print("untestable, skipped: %s" % ", ".join(
+            str(i) for i in end["skipped"]))
+    for name, res in sorted(end["results"].items()):
+        print("  %-20s %s" % (name, res or "(not run)"))
+
+
+def main(argv):
+    args = parse(argv)
+    try:
+        if args.replay:
+            end, logged = bisection.replay(args.replay)
+            say(end)
+            keys = ("first_bad", "skipped")
+            if logged is None:
+                print("the log has no end: the bisection was interrupted")
+                return 1
+            if any(end[k] != logged[k] for k in keys):
+                print("replay DISAGREES with the log: %s" % logged["message"])
+                return 1
+            print("replay agrees with the log")
+            return 0
+        if args.series:
+            source = bisection.Series(
+                args.series, args.on, int(args.good or 0),
+                int(args.bad) if args.bad is not None else None)
+        else:
+            source = bisection.GitRange(args.git, args.good, args.bad,
+                                        args.on)
+        opts = {"metric": args.metric, "seeds": args.seeds,
+                "seed": args.seed, "config": args.config,
+                "seconds": args.seconds, "clients": args.clients,
+                "floor_pct": bisection.floor_pct(args.metric)}
+        end = bisection.Bisection(args.out, source, opts).bisect()
+    except bisection.Stop as e:
+        print("bisect: %s" % e, file=sys.stderr)
+        return 1
+    say(end)
+    return 0
+
+
+sys.exit(main(sys.argv[1:]))

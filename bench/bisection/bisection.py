@@ -1,0 +1,400 @@
+"""bench/bisect: the first patch or commit that changes a figure, under icount.
+
+A bisection runs over candidates 0..n: the first i patches of a quilt
+series applied on top of a built-in variant (i = 0 is that variant), or a
+git range's commits (0 the good end). Each candidate tested is built with
+kernel-variants/build (a user variant: kernel-variants/variant.py), given
+its own initramfs (guest-image/build) and run by bench/run in icount mode
+with the same perturbation seeds, so its figures pair with the good end's
+seed by seed. A candidate is bad when its change against the good end, by
+the median rule of analysis/stats.py widened by the calibrated floor of
+the metric (analysis/calibration.json), is significant in the direction of
+the bad end's; both ends are checked first.
+
+Every step is a line of DIR/bisect.log (JSON): the revision, build hash,
+results dir and the per-seed figures, and each decision another (the
+change against the good end, good or bad). A later invocation
+with the same DIR resumes (steps in the log are not built or run again),
+and --replay DIR decides again from the logged figures alone and checks
+that the answer is the logged one.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+from analysis import calibrate, stats
+from analysis.load import Results, per_run
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+LOG = "bisect.log"
+DEFAULT_METRIC = "kernel_insns_per_op"
+DEFAULT_SEEDS = 6
+
+
+class Stop(Exception):
+    """The bisection cannot go on (said why)."""
+
+
+def log(msg):
+    print("%s bisect: %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), msg),
+          file=sys.stderr, flush=True)
+
+
+class Series:
+    """Candidates: the first i patches of a quilt series on top of a
+    built-in variant."""
+
+    def __init__(self, path, on, good=0, bad=None):
+        series = os.path.join(path, "series")
+        if not os.path.isfile(series):
+            raise Stop("--series %s: no series file there" % path)
+        with open(series) as f:
+            self.names = [ln.split()[0] for ln in f.read().splitlines()
+                          if ln.strip() and not ln.startswith("#")]
+        self.path, self.on = os.path.abspath(path), on
+        bad = len(self.names) if bad is None else bad
+        if not 0 <= good < bad <= len(self.names):
+            raise Stop("--good %d --bad %d: need 0 <= good < bad <= %d "
+                       "(the series' patches)" % (good, bad, len(self.names)))
+        self.counts = list(range(good, bad + 1))
+
+    def describe(self):
+        return {"kind": "series", "path": self.path, "on": self.on,
+                "good": self.counts[0], "bad": self.counts[-1]}
+
+    def candidates(self):
+        """[(variant name, --variant value, revision)] in order."""
+        out = []
+        for i in self.counts:
+            rev = "%d patches" % i + (", last %s" % self.names[i - 1]
+                                      if i else "")
+            if i == 0:
+                out.append((self.on, self.on, rev))
+            else:
+                out.append(("bisect-%d" % i, "bisect-%d=patches:%s@%d,on:%s"
+                            % (i, self.path, i, self.on), rev))
+        return out
+
+
+class GitRange:
+    """Candidates: the commits of good..bad (first parents), good first."""
+
+    def __init__(self, repo, good, bad, on):
+        self.repo, self.on = os.path.abspath(repo), on
+
+        def git(*args):
+            p = subprocess.run(["git", "-C", self.repo] + list(args),
+                               capture_output=True, text=True, check=False)
+            if p.returncode != 0:
+                raise Stop("git -C %s %s: %s" % (
+                    self.repo, " ".join(args), p.stderr.strip()))
+            return p.stdout.split()
+
+        self.good = git("rev-parse", "--verify", good + "^{commit}")[0]
+        self.bad = git("rev-parse", "--verify", bad + "^{commit}")[0]
+        self.commits = [self.good] + git(
+            "rev-list", "--reverse", "--first-parent",
+            "%s..%s" % (self.good, self.bad))
+        if self.commits[-1] != self.bad:
+            raise Stop("%s is not an ancestor of %s" % (good, bad))
+        self.subjects = {c: subprocess.run(
+            ["git", "-C", self.repo, "log", "-1", "--format=%s", c],
+            capture_output=True, text=True, check=False).stdout.strip()
+            for c in self.commits}
+
+    def describe(self):
+        return {"kind": "git", "repo": self.repo, "on": self.on,
+                "good": self.good, "bad": self.bad}
+
+    def candidates(self):
+        return [("c%s" % c[:12], "c%s=tree:%s@%s,on:%s" % (
+            c[:12], self.repo, c, self.on), "%s %s" % (c[:12],
+                                                       self.subjects[c]))
+                for c in self.commits]
+
+
+def decide(values, good, direction, floor_pct):
+    """(decision, comparison) of a candidate's per-seed figures against the
+    good end's ({seed: value} each): "bad" when the median rule's interval,
+    widened by floor_pct, excludes 0 on the side of direction (+1 or -1;
+    0: either side, for the bad end itself), else "good"."""
+    seeds = sorted(set(values) & set(good))
+    c = stats.compare_median([values[s] for s in seeds],
+                             [good[s] for s in seeds])
+    comp = {k: c[k] for k in ("n", "pct_change", "pct_ci_lo", "pct_ci_hi")}
+    changed = stats.significant(c, floor_pct)
+    if changed and direction:
+        changed = (c["pct_change"] > 0) == (direction > 0)
+    return ("bad" if changed else "good"), comp
+
+
+def search(n, test, decide_step):
+    """The first bad candidate of 0..n-1 (0 good, n-1 bad, both tested),
+    by halving: test(i) gives a candidate's figures (None: untestable,
+    skipped), decide_step(i, figures) "good" or "bad". Returns (first bad,
+    [skipped candidates]); first bad is None when the ends do not differ,
+    a (lo, hi) pair when skipped candidates leave a range."""
+    good, bad = test(0), test(n - 1)
+    if good is None or bad is None:
+        raise Stop("an end of the range could not be built and run: "
+                   "nothing to bisect")
+    if decide_step(n - 1, bad) != "bad":
+        return None, []
+    lo, hi, skipped = 0, n - 1, []
+    while hi - lo > 1:
+        left = [i for i in range(lo + 1, hi) if i not in skipped]
+        if not left:
+            return (lo, hi), skipped
+        mid = min(left, key=lambda i: (abs(i - (lo + hi) / 2.0), i))
+        figures = test(mid)
+        if figures is None:
+            skipped.append(mid)
+            continue
+        if decide_step(mid, figures) == "bad":
+            hi = mid
+        else:
+            lo = mid
+    return hi, skipped
+
+
+def decider(n, good, floor, seen=None):
+    """decide_step of search() for n candidates whose good end has the
+    figures good: the bad end (n - 1) sets the direction the others are
+    judged in. seen(i, decision, comparison) is told each decision."""
+    state = {"direction": 0}
+
+    def step(i, figures):
+        decision, comp = decide(figures, good, state["direction"], floor)
+        if i == n - 1 and decision == "bad":
+            state["direction"] = 1 if comp["pct_change"] > 0 else -1
+        if seen:
+            seen(i, decision, comp)
+        return decision
+    return step
+
+
+def max_steps(n):
+    """Candidates a clean bisection of n tests: both ends and the halvings
+    in between."""
+    return 2 + (math.ceil(math.log2(n - 1)) if n > 2 else 0)
+
+
+class Bisection:
+    """One bisection in a dir: the log, the steps, the answer."""
+
+    def __init__(self, out, source, opts):
+        self.out, self.source, self.opts = os.path.abspath(out), source, opts
+        self.cands = source.candidates()
+        self.done = {}
+        self.t0 = time.time()
+        self.tested = 0
+        self.path = os.path.join(self.out, LOG)
+        os.makedirs(self.out, exist_ok=True)
+        header = {"event": "start", "source": source.describe(),
+                  "metric": opts["metric"], "seeds": opts["seeds"],
+                  "seed": opts["seed"], "config": opts["config"],
+                  "seconds": opts["seconds"], "clients": opts["clients"],
+                  "floor_pct": opts["floor_pct"],
+                  "candidates": [{"name": c[0], "revision": c[2]}
+                                 for c in self.cands]}
+        old = read_log(self.path)
+        if old:
+            keep = {k: v for k, v in old[0].items() if k != "event"}
+            want = {k: v for k, v in header.items() if k != "event"}
+            if keep != want:
+                raise Stop("%s is a bisection with other settings: give "
+                           "another --out, or the same options" % self.path)
+            for e in old:
+                if e["event"] == "step":
+                    self.done[e["i"]] = e
+            log("resuming %s: %d steps logged" % (self.path, len(self.done)))
+        else:
+            self.write(header)
+
+    def write(self, entry):
+        with open(self.path, "a") as f:
+            f.write(json.dumps(entry, sort_keys=True) + "\n")
+
+    def run(self, cmd):
+        p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                           check=False)
+        return p.returncode, p.stdout
+
+    def measure(self, i):
+        """Build, image and run candidate i; its step entry."""
+        name, spec, rev = self.cands[i]
+        o, step_dir = self.opts, os.path.join(self.out, "step-%s" % name)
+        os.makedirs(step_dir, exist_ok=True)
+        entry = {"event": "step", "i": i, "variant": name, "revision": rev}
+        tsv = os.path.join(step_dir, "builds.tsv")
+        rc, _ = self.run([os.path.join(ROOT, "kernel-variants", "build"),
+                          "--config", o["config"], "--variant", spec,
+                          "--out", tsv])
+        if rc != 0:
+            entry.update(decision="skip", why="build failed (exit %d)" % rc)
+            return entry
+        with open(tsv) as f:
+            build_dir = f.read().split("\t")[1].strip()
+        with open(os.path.join(build_dir, "build.json")) as f:
+            entry["build_hash"] = json.load(f)["hash"]
+        image = os.path.join(step_dir, "image.path")
+        rc, _ = self.run([os.path.join(ROOT, "guest-image", "build"),
+                          "--builds", tsv, "--out", image])
+        if rc != 0:
+            raise Stop("guest-image/build failed for %s (see above)" % name)
+        with open(image) as f:
+            image = f.read().strip()
+        res_path = os.path.join(step_dir, "results.path")
+        cmd = [os.path.join(ROOT, "bench", "run"), "--builds", tsv,
+               "--initramfs", image, "--accel", "icount", "--no-aa",
+               "--boots", str(o["seeds"]), "--seed", str(o["seed"]),
+               "--clients", str(o["clients"]), "--quiet",
+               "--results-root", os.path.join(self.out, "results"),
+               "--out", res_path]
+        if o["seconds"]:
+            cmd += ["--seconds", str(o["seconds"])]
+        rc, _ = self.run(cmd)
+        if rc != 0 or not os.path.isfile(res_path):
+            raise Stop("bench/run failed for %s (exit %d): see above" % (
+                name, rc))
+        with open(res_path) as f:
+            resdir = f.read().strip()
+        entry["results"] = os.path.relpath(resdir, self.out)
+        entry["values"] = figures(resdir, o["metric"])
+        if not entry["values"]:
+            raise Stop("%s: no ok run has %s" % (resdir, o["metric"]))
+        return entry
+
+    def test(self, i):
+        """Candidate i's {seed: value} (from the log when it is there),
+        None when it could not be built."""
+        if i not in self.done:
+            t = time.time()
+            name, _, rev = self.cands[i]
+            eta = ""
+            if self.tested:
+                left = max_steps(len(self.cands)) - len(self.done)
+                eta = ", ETA %ds" % (max(left, 1) * (t - self.t0)
+                                     / self.tested)
+            log("step %d of at most %d: %s (%s)%s" % (
+                len(self.done) + 1, max_steps(len(self.cands)), name, rev,
+                eta))
+            entry = self.measure(i)
+            if entry.get("decision") == "skip" and i in (
+                    0, len(self.cands) - 1):
+                raise Stop("%s, an end of the range: %s; fix that and run "
+                           "the same command again" % (name, entry["why"]))
+            entry["seconds"] = round(time.time() - t, 1)
+            self.tested += 1
+            self.done[i] = entry
+            self.write(entry)
+            if entry.get("decision") == "skip":
+                log("%s: untestable (%s), skipped" % (name, entry["why"]))
+        entry = self.done[i]
+        if entry.get("decision") == "skip":
+            return None
+        return {int(k): v for k, v in entry["values"].items()}
+
+    def seen(self, i, decision, comp):
+        """Log candidate i's decision and say it."""
+        e = self.done[i]
+        e.update(decision=decision, vs_good=comp)
+        self.write({"event": "decision", "i": i, "decision": decision,
+                    "vs_good": comp})
+        log("%s (%s): %s %+.3f%% [%+.3f, %+.3f] vs the good end: %s" % (
+            e["variant"], e["revision"], self.opts["metric"],
+            comp["pct_change"], comp["pct_ci_lo"], comp["pct_ci_hi"],
+            decision))
+
+    def bisect(self):
+        n = len(self.cands)
+        first, skipped = search(n, self.test, decider(
+            n, self.test(0), self.opts["floor_pct"], self.seen))
+        end = answer(self.cands, first, skipped, self.done)
+        end.update(event="end", seconds=round(time.time() - self.t0, 1))
+        self.write(end)
+        return end
+
+
+def figures(resdir, metric):
+    """{perturbation seed: metric} of the ok runs of a results dir."""
+    res = Results(resdir)
+    ok = res.runs[res.runs["status"] == "ok"]
+    values, _ = per_run(ok, metric)
+    return {int(s): float(v) for s, v in zip(ok["perturb_seed"], values)
+            if v == v}
+
+
+def answer(cands, first, skipped, done):
+    """The end entry: first bad candidate (or range, or none) in words."""
+    out = {"first_bad": first, "skipped": skipped,
+           "builds": sorted(e["variant"] for e in done.values()),
+           "results": {e["variant"]: e.get("results") for e in
+                       done.values()}}
+    if first is None:
+        out["message"] = ("no change found: the bad end is within the floor "
+                          "of the good end")
+    elif isinstance(first, tuple):
+        out["first_bad"] = list(first)
+        out["message"] = ("the first change is in %s..%s (the candidates "
+                          "between were untestable)"
+                          % (cands[first[0]][2], cands[first[1]][2]))
+    else:
+        e = done[first]
+        out["message"] = "first bad: %s (%s): %+.3f%% against the good " \
+            "end" % (cands[first][2], e["variant"],
+                     e["vs_good"]["pct_change"])
+        out["revision"] = cands[first][2]
+        parent = done.get(first - 1)
+        if parent and parent.get("values"):
+            _, comp = decide({int(k): v for k, v in e["values"].items()},
+                             {int(k): v for k, v in
+                              parent["values"].items()}, 0, 0.0)
+            out["vs_parent"] = comp
+    return out
+
+
+def read_log(path):
+    """The entries of a bisect.log, [] when there is none."""
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        return [json.loads(ln) for ln in f if ln.strip()]
+
+
+def replay(out):
+    """Decide again from a bisect.log's figures; (end entry, logged end)."""
+    entries = read_log(os.path.join(out, LOG))
+    if not entries or entries[0]["event"] != "start":
+        raise Stop("%s has no bisect.log to replay" % out)
+    head = entries[0]
+    done = {e["i"]: e for e in entries if e["event"] == "step"}
+    logged_end = next((e for e in reversed(entries) if e["event"] == "end"),
+                      None)
+    cands = [(c["name"], None, c["revision"]) for c in head["candidates"]]
+
+    def test(i):
+        if i not in done:
+            raise Stop("the log has no step for %s: resume the bisection "
+                       "(the same command) instead" % cands[i][0])
+        e = done[i]
+        return None if e.get("decision") == "skip" else \
+            {int(k): v for k, v in e["values"].items()}
+
+    good = test(0)
+    first, skipped = search(len(cands), test,
+                            decider(len(cands), good, head["floor_pct"]))
+    for e in done.values():
+        if e.get("values") and "vs_good" not in e:
+            e["vs_good"] = decide({int(k): v for k, v in e["values"].items()},
+                                  good, 0, 0.0)[1]
+    return answer(cands, first, skipped, done), logged_end
+
+
+def floor_pct(metric):
+    """The calibrated floor of a difference in metric (points)."""
+    return calibrate.floor(calibrate.load(), metric, "difference") or 0.0
