@@ -26,8 +26,9 @@
 #                          "Testing your own kernel change")
 #   --baseline NAME        the kernel the others are compared with
 #                          (default: atomic-read; with --variant, the
-#                          built-in the first user variant sits on, on:,
-#                          default jump-label)
+#                          first of --variants, else the built-in the
+#                          first user variant sits on, on:, default
+#                          jump-label)
 #   --seconds S[,S...]     tbench seconds per run (default: the profile's)
 #   --no-aa                leave out the A/A twin of the baseline kernel
 #                          (by default atomic-read also runs as
@@ -76,6 +77,10 @@
 #                          then rendered again); cold about 5-6 min per
 #                          kernel on 2 cores
 #   --no-s390x             the same as --s390x none
+#   --results-root DIR     where bench/run makes the results dir (default:
+#                          results/ in the repository)
+#   --report FILE          where REPORT.md goes (default: REPORT.md in the
+#                          repository)
 #   --dry-run              print what each stage would run, run nothing
 #   -h, --help             this text
 #
@@ -91,6 +96,7 @@ jobs_args=()
 append_args=()
 exec_args=()
 variants=""
+report_file=$JLBENCH_ROOT/REPORT.md
 user_specs=()
 baseline=""
 bench_args=()
@@ -118,6 +124,16 @@ while [[ $# -gt 0 ]]; do
 	--append)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		append_args=(--append "$2")
+		shift 2
+		;;
+	--results-root)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		exec_args+=("$1" "$2")
+		shift 2
+		;;
+	--report)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		report_file=$2
 		shift 2
 		;;
 	--executor | --slurm-partition | --slurm-account | --slurm-time | --slurm-args)
@@ -179,7 +195,9 @@ variant_args=()
 selftest_args=()
 if [[ ${#user_specs[@]} -gt 0 ]]; then
 	# A/B of the user's kernels against the built-in one the first sits on.
-	if [[ -z "$baseline" ]]; then
+	if [[ -z "$baseline" && -n "$variants" ]]; then
+		baseline=${variants%%,*}
+	elif [[ -z "$baseline" ]]; then
 		baseline=jump-label
 		[[ ${user_specs[0]} =~ [=,]on:([a-z0-9_-]+) ]] && baseline=${BASH_REMATCH[1]}
 	fi
@@ -256,7 +274,7 @@ arch_images() {
 report() {
 	stage analysis "$JLBENCH_ROOT/analysis/analyze" "$results"
 	stage plots "$JLBENCH_ROOT/plots/draw" "$results"
-	stage report "$JLBENCH_ROOT/analysis/report" "$results" --out "$JLBENCH_ROOT/REPORT.md"
+	stage report "$JLBENCH_ROOT/analysis/report" "$results" --out "$report_file"
 }
 
 if [[ $dry_run == 1 ]]; then
@@ -282,7 +300,7 @@ results=$(cat "$work/results.path")
 stage selftest "$JLBENCH_ROOT/bench/selftest" --builds "$builds" --initramfs "$initramfs" \
 	--results "$results" --allow-fail "${selftest_args[@]}" "${jobs_args[@]}"
 report
-log "x86_64 report done in $(elapsed): REPORT.md from $results"
+log "x86_64 report done in $(elapsed): $report_file from $results"
 if [[ $s390x != none && ${#other_arches[@]} -gt 0 ]]; then
 	for a in "${other_arches[@]}"; do
 		arch_images "$a"
@@ -292,4 +310,4 @@ if [[ $s390x != none && ${#other_arches[@]} -gt 0 ]]; then
 	done
 	report
 fi
-log "done in $(elapsed): REPORT.md from $results"
+log "done in $(elapsed): $report_file from $results"

@@ -71,7 +71,7 @@ def git(repo, *args):
                        text=True, check=False)
     if p.returncode != 0:
         raise Bad("git -C %s %s failed: %s" % (
-            repo, " ".join(args), p.stderr.strip().splitlines()[-1:]))
+            repo, " ".join(args), (p.stderr.strip().splitlines() or [""])[-1]))
     return p.stdout.strip()
 
 
@@ -90,14 +90,16 @@ def parse(spec, builtins):
                   % name)
     out = {"name": name, "on": DEFAULT_ON, "patches": None, "config": None,
            "tree": None}
+    given = set()
     for part in rest.split(","):
         kind, colon, value = part.partition(":")
         if not colon or not value or kind not in (
                 "on", "patches", "config", "tree"):
             raise Bad("--variant %s: %r is not on:VARIANT, patches:PATH[@N],"
                       " config:FRAG or tree:GITDIR@REV" % (name, part))
-        if out[kind] is not None and kind != "on":
+        if kind in given:
             raise Bad("--variant %s: %s: given twice" % (name, kind))
+        given.add(kind)
         if kind == "on":
             if value not in builtins:
                 raise Bad("--variant %s: on:%s is not a built-in variant "

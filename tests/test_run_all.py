@@ -45,7 +45,25 @@ def test_stage_order_and_the_plugin_stage():
         "--no-s390x", "--accel", "icount")]
 
 
+def test_user_variant_runs_beside_its_built_in(tmp_path):
+    """--variant NAME=SPEC builds the user's kernel beside the built-in it
+    sits on (the baseline), or beside --variants, whose first is then the
+    baseline."""
+    frag = tmp_path / "mine.config"
+    frag.write_text("CONFIG_JUMP_LABEL=y\n")
+    spec = "mine=config:%s,on:atomic-read" % frag
+    kernels = [s for s in stages("--no-s390x", "--variant", spec)
+               if s.startswith("kernels")][0]
+    assert "--variant atomic-read --variant %s" % spec in kernels
+    assert "--variant jump-label" not in kernels
+    kernels = [s for s in stages("--no-s390x", "--variants", "plain-read",
+                                 "--variant", spec)
+               if s.startswith("kernels")][0]
+    assert "--variant plain-read --variant %s" % spec in kernels
+
+
 @pytest.mark.parametrize("args, msg", [
+    (["--variant", "jump-label"], "--variant takes NAME=SPEC"),
     (["--s390x", "bogus"], "--s390x takes jump-label, all or none"),
     (["--jobs"], "--jobs needs a value"),
     (["--append"], "--append needs a value"),

@@ -126,10 +126,15 @@ def main(argv):
         else:
             source = bisection.GitRange(args.git, args.good, args.bad,
                                         args.on)
+        floor = bisection.floor_pct(args.metric)
+        if not floor:
+            bisection.log("warning: no calibrated floor for %s "
+                          "(analysis/calibration.json): every change the "
+                          "median rule resolves counts" % args.metric)
         opts = {"metric": args.metric, "seeds": args.seeds,
                 "seed": args.seed, "config": args.config,
                 "seconds": args.seconds, "clients": args.clients,
-                "floor_pct": bisection.floor_pct(args.metric)}
+                "floor_pct": floor}
         end = bisection.Bisection(args.out, source, opts).bisect()
     except bisection.Stop as e:
         print("bisect: %s" % e, file=sys.stderr)

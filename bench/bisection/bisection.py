@@ -99,8 +99,11 @@ class GitRange:
         self.commits = [self.good] + git(
             "rev-list", "--reverse", "--first-parent",
             "%s..%s" % (self.good, self.bad))
-        if self.commits[-1] != self.bad:
-            raise Stop("%s is not an ancestor of %s" % (good, bad))
+        # bad's first-parent line must come down to good (not bad itself)
+        if len(self.commits) < 2 or self.commits[-1] != self.bad or git(
+                "rev-parse", self.commits[1] + "^@")[:1] != [self.good]:
+            raise Stop("%s is not an ancestor of %s on its first-parent "
+                       "line" % (good, bad))
         self.subjects = {c: subprocess.run(
             ["git", "-C", self.repo, "log", "-1", "--format=%s", c],
             capture_output=True, text=True, check=False).stdout.strip()

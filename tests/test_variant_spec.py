@@ -1,0 +1,321 @@
+"""kernel-variants/variant.py, a user variant as data: parse() of
+NAME=PART,..., stage() and restage() into a dir (spec.json, patches/,
+variant.config) and the command kernel-variants/build calls (its fields
+read back by bash as build does), with tmp quilt dirs and a tmp git repo."""
+import importlib.util
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import PYTHON, ROOT, run
+
+SCRIPT = ROOT / "kernel-variants" / "variant.py"
+VARIANTS = ROOT / "kernel-variants" / "variants"
+BUILTINS = ["atomic-read", "jump-label", "plain-read"]
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("variant", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+variant = load()
+Bad = variant.Bad
+
+
+def parse(spec):
+    return variant.parse(spec, BUILTINS)
+
+
+def quilt(tmp_path, n=3, name="series"):
+    """A quilt dir of n patches p1.patch..; its path."""
+    d = tmp_path / name
+    d.mkdir()
+    for i in range(1, n + 1):
+        (d / ("p%d.patch" % i)).write_text("patch %d\n" % i)
+    (d / "series").write_text("# ours\n\n" + "".join(
+        "p%d.patch -p1\n" % i for i in range(1, n + 1)))
+    return d
+
+
+def fragment(tmp_path):
+    f = tmp_path / "extra.config"
+    f.write_text("CONFIG_FOO=y\n")
+    return f
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A git repo of two commits; (path, [commit ids], [tree ids])."""
+    r = tmp_path / "linux"
+    r.mkdir()
+
+    def git(*args):
+        return subprocess.run(
+            ["git", "-C", str(r), "-c", "user.name=t", "-c", "user.email=t@t",
+             "-c", "commit.gpgsign=false"] + list(args),
+            check=True, capture_output=True, text=True).stdout.strip()
+    git("init", "-q")
+    commits, trees = [], []
+    for i in (1, 2):
+        (r / "Makefile").write_text("VERSION = %d\n" % i)
+        git("add", "Makefile")
+        git("commit", "-q", "-m", "v%d" % i)
+        commits.append(git("rev-parse", "HEAD"))
+        trees.append(git("rev-parse", "HEAD^{tree}"))
+    return r, commits, trees
+
+
+def cli(*args, check=True):
+    return run([PYTHON, str(SCRIPT)] + [str(a) for a in args], check=check)
+
+
+def bash_fields(body):
+    """{key: value} of a stage command's output, read as build reads it."""
+    p = subprocess.run(
+        ["bash", "-c", 'declare -A rec="($1)"; for k in "${!rec[@]}"; do '
+         'printf "%s=%s\\n" "$k" "${rec[$k]}"; done', "_", body],
+        check=True, capture_output=True, text=True)
+    return dict(ln.split("=", 1) for ln in p.stdout.splitlines())
+
+
+# -- parse() ----------------------------------------------------------------
+
+def test_parse_defaults(tmp_path):
+    v = parse("mine=patches:%s" % tmp_path)
+    assert v == {"name": "mine", "on": "jump-label",
+                 "patches": (str(tmp_path), None), "config": None,
+                 "tree": None}
+
+
+def test_parse_every_part(tmp_path, monkeypatch):
+    frag = fragment(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    v = parse("my_v-2=on:atomic-read,patches:rel/dir@2,config:extra.config,"
+              "tree:../linux@v6.1-rc1")
+    assert v == {"name": "my_v-2", "on": "atomic-read",
+                 "patches": (str(tmp_path / "rel" / "dir"), 2),
+                 "config": str(frag),
+                 "tree": (str(tmp_path.parent / "linux"), "v6.1-rc1")}
+    assert parse("x=on:plain-read")["on"] == "plain-read"
+    # @ in the path: the last one gives the count
+    assert parse("x=patches:/a@b/c@10")["patches"] == ("/a@b/c", 10)
+    assert parse("x=tree:/r@x@HEAD~1")["tree"] == ("/r@x", "HEAD~1")
+
+
+@pytest.mark.parametrize("spec,says", [
+    ("mine", "NAME=PART"),
+    ("mine=", "NAME=PART"),
+    ("Mine=on:jump-label", "variant name 'Mine'"),
+    ("-x=on:jump-label", "variant name '-x'"),
+    ("a.b=on:jump-label", "variant name 'a.b'"),
+    ("=on:jump-label", "variant name ''"),
+    ("jump-label=on:atomic-read", "is a built-in variant's"),
+    ("mine=foo:bar", "'foo:bar' is not on:VARIANT"),
+    ("mine=patches", "'patches' is not"),
+    ("mine=patches:", "'patches:' is not"),
+    ("mine=on:jump-label,", "'' is not"),
+    ("mine=on:nosuch", "on:nosuch is not a built-in variant"),
+    ("mine=patches:/a,patches:/b", "patches: given twice"),
+    ("mine=tree:/a@1,tree:/b@2", "tree: given twice"),
+    ("mine=on:atomic-read,on:plain-read", "on: given twice"),
+    ("mine=patches:/a@x", "N in @N is a count"),
+    ("mine=patches:/a@-1", "N in @N is a count"),
+    ("mine=patches:/a@", "N in @N is a count"),
+    ("mine=config:/no/such.config", "config:/no/such.config: no such file"),
+    ("mine=tree:/repo", "give GITDIR@REV"),
+    ("mine=tree:@HEAD", "give GITDIR@REV"),
+    ("mine=tree:/repo@", "give GITDIR@REV"),
+])
+def test_parse_errors(spec, says):
+    with pytest.raises(Bad) as e:
+        parse(spec)
+    assert says in str(e.value)
+
+
+def test_parse_config_given_twice(tmp_path):
+    frag = fragment(tmp_path)
+    with pytest.raises(Bad, match="config: given twice"):
+        parse("mine=config:%s,config:%s" % (frag, frag))
+
+
+# -- stage() and restage() --------------------------------------------------
+
+def test_stage_first_n_patches(tmp_path):
+    d = quilt(tmp_path)
+    out = tmp_path / "out"
+    rec = variant.stage(parse("mine=patches:%s@2" % d), str(out))
+    assert rec == {"name": "mine", "on": "jump-label", "tree": None,
+                   "patches": {"source": str(d), "count": 2,
+                               "names": ["p1.patch", "p2.patch"]},
+                   "config": None}
+    assert (out / "patches" / "series").read_text() == \
+        "p1.patch\np2.patch\n"
+    assert sorted(os.listdir(out / "patches")) == \
+        ["p1.patch", "p2.patch", "series"]
+    assert (out / "patches" / "p2.patch").read_text() == "patch 2\n"
+    assert json.loads((out / "spec.json").read_text()) == rec
+    assert not (out / "variant.config").exists()
+
+
+def test_stage_the_whole_series(tmp_path):
+    d = quilt(tmp_path)
+    out = tmp_path / "out"
+    rec = variant.stage(parse("mine=patches:%s" % d), str(out))
+    assert rec["patches"] == {"source": str(d), "count": None,
+                              "names": ["p1.patch", "p2.patch", "p3.patch"]}
+    assert (out / "patches" / "series").read_text() == \
+        "p1.patch\np2.patch\np3.patch\n"
+
+
+def test_stage_a_single_patch_file(tmp_path):
+    p = tmp_path / "fix.patch"
+    p.write_text("a fix\n")
+    out = tmp_path / "out"
+    rec = variant.stage(parse("mine=patches:%s,on:plain-read" % p), str(out))
+    assert rec["on"] == "plain-read"
+    assert rec["patches"] == {"source": str(p), "count": None,
+                              "names": ["fix.patch"]}
+    assert (out / "patches" / "series").read_text() == "fix.patch\n"
+    assert (out / "patches" / "fix.patch").read_text() == "a fix\n"
+
+
+def test_stage_fragment(tmp_path):
+    frag = fragment(tmp_path)
+    out = tmp_path / "out"
+    rec = variant.stage(parse("mine=config:%s" % frag), str(out))
+    assert rec == {"name": "mine", "on": "jump-label", "tree": None,
+                   "patches": None, "config": {"source": str(frag)}}
+    assert (out / "variant.config").read_text() == "CONFIG_FOO=y\n"
+    assert not (out / "patches").exists()
+    assert json.loads((out / "spec.json").read_text()) == rec
+
+
+def test_stage_git_tree(tmp_path, repo):
+    r, commits, trees = repo
+    out = tmp_path / "out"
+    rec = variant.stage(parse("mine=tree:%s@HEAD~1" % r), str(out))
+    assert rec["tree"] == {"repo": str(r), "rev": "HEAD~1",
+                           "commit": commits[0], "tree": trees[0]}
+    assert json.loads((out / "spec.json").read_text())["tree"] == rec["tree"]
+    rec = variant.stage(parse("mine=tree:%s@%s" % (r, commits[1][:10])),
+                        str(out))
+    assert (rec["tree"]["commit"], rec["tree"]["tree"]) == \
+        (commits[1], trees[1])
+
+
+def test_stage_errors(tmp_path, repo):
+    r, _, _ = repo
+    d = quilt(tmp_path)
+    out = str(tmp_path / "out")
+    with pytest.raises(Bad, match="the series has 3 patches"):
+        variant.stage(parse("mine=patches:%s@4" % d), out)
+    with pytest.raises(Bad, match="no such file or directory"):
+        variant.stage(parse("mine=patches:%s/nosuch" % tmp_path), out)
+    with pytest.raises(Bad, match="neither a .patch file nor a dir"):
+        variant.stage(parse("mine=patches:%s" % r), out)
+    (d / "p2.patch").unlink()
+    with pytest.raises(Bad, match="p2.patch, which is not there"):
+        variant.stage(parse("mine=patches:%s" % d), out)
+    with pytest.raises(Bad, match="no such directory"):
+        variant.stage(parse("mine=tree:%s/nosuch@HEAD" % tmp_path), out)
+    with pytest.raises(Bad) as e:
+        variant.stage(parse("mine=tree:%s@nosuch" % r), out)
+    # git's last line of stderr, as text
+    assert str(e.value).endswith("failed: fatal: Needed a single revision")
+
+
+def test_restage(tmp_path):
+    d = quilt(tmp_path)
+    frag = fragment(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    rec = variant.stage(parse("mine=patches:%s@1,config:%s" % (d, frag)),
+                        str(a))
+    assert variant.restage(str(a), str(b)) == rec
+    assert sorted(os.listdir(b)) == ["patches", "spec.json",
+                                     "variant.config"]
+    assert (b / "patches" / "series").read_text() == "p1.patch\n"
+    assert variant.restage(str(a), str(a)) == rec
+    with pytest.raises(Bad, match="no spec.json there"):
+        variant.restage(str(tmp_path), str(b))
+
+
+# -- the command --------------------------------------------------------------
+
+def test_cli_stage_patches_and_fragment(tmp_path):
+    d = quilt(tmp_path)
+    frag = fragment(tmp_path)
+    out = tmp_path / "staged dir"
+    p = cli("stage", "mine=patches:%s@2,config:%s,on:atomic-read"
+            % (d, frag), "--variants-dir", VARIANTS, "--out", out)
+    body = p.stdout.strip()
+    assert body.startswith("[name]=mine [on]=atomic-read [tree]=tarball ")
+    assert bash_fields(body) == {
+        "name": "mine", "on": "atomic-read", "tree": "tarball", "repo": "",
+        "rev": "", "tree_id": "", "patches": "1", "config": "1",
+        "dir": str(out)}
+    assert (out / "patches" / "series").read_text() == \
+        "p1.patch\np2.patch\n"
+    assert (out / "variant.config").is_file()
+
+
+def test_cli_stage_git_tree(tmp_path, repo):
+    r, commits, trees = repo
+    out = tmp_path / "out"
+    p = cli("stage", "mine=tree:%s@HEAD" % r, "--variants-dir", VARIANTS,
+            "--out", out)
+    assert bash_fields(p.stdout.strip()) == {
+        "name": "mine", "on": "jump-label", "tree": "git", "repo": str(r),
+        "rev": commits[1], "tree_id": "git-" + trees[1], "patches": "",
+        "config": "", "dir": str(out)}
+
+
+def test_cli_stage_a_recorded_dir(tmp_path):
+    d = quilt(tmp_path)
+    rec_dir, out = tmp_path / "rec", tmp_path / "out"
+    cli("stage", "mine=patches:%s@3" % d, "--variants-dir", VARIANTS,
+        "--out", rec_dir)
+    p = cli("stage", "mine=@%s" % rec_dir, "--variants-dir", VARIANTS,
+            "--out", out)
+    fields = bash_fields(p.stdout.strip())
+    assert (fields["name"], fields["patches"], fields["dir"]) == \
+        ("mine", "1", str(out))
+    assert (out / "patches" / "p3.patch").is_file()
+    p = cli("stage", "other=@%s" % rec_dir, "--variants-dir", VARIANTS,
+            "--out", tmp_path / "out2", check=False)
+    assert p.returncode == 1
+    assert "records variant 'mine', not 'other'" in p.stderr
+
+
+@pytest.mark.parametrize("spec,says", [
+    ("mine=patches:/nonexistent/dir", "patches:/nonexistent/dir: no such "
+     "file or directory"),
+    ("mine=config:/nonexistent.config", "config:/nonexistent.config: no "
+     "such file"),
+    ("mine=@/nonexistent", "@/nonexistent: no spec.json there"),
+    ("jump-label=on:plain-read", "is a built-in variant's"),
+])
+def test_cli_stage_missing(tmp_path, spec, says):
+    p = cli("stage", spec, "--variants-dir", VARIANTS, "--out",
+            tmp_path / "out", check=False)
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.startswith("variant.py: ") and says in p.stderr
+
+
+def test_cli_spec(tmp_path):
+    d = quilt(tmp_path)
+    out = tmp_path / "out"
+    cli("stage", "mine=patches:%s" % d, "--variants-dir", VARIANTS,
+        "--out", out)
+    assert cli("spec", out).stdout == "mine=@%s\n" % out
+    p = cli("spec", tmp_path / "nosuch", check=False)
+    assert p.returncode == 1 and p.stderr.startswith("variant.py: ")
+
+
+def test_cli_usage():
+    assert cli(check=False).returncode == 2
+    assert cli("stage", "mine=on:jump-label", check=False).returncode == 2
