@@ -79,7 +79,8 @@
 #   --no-s390x             the same as --s390x none
 #   --results-root DIR     where bench/run makes the results dir (default:
 #                          results/ in the repository)
-#   --report FILE          where REPORT.md goes (default: REPORT.md in the
+#   --report FILE          where REPORT.md goes, its figures in plots/
+#                          beside it (default: REPORT.md and plots/ of the
 #                          repository)
 #   --dry-run              print what each stage would run, run nothing
 #   -h, --help             this text
@@ -97,6 +98,7 @@ append_args=()
 exec_args=()
 variants=""
 report_file=$JLBENCH_ROOT/REPORT.md
+plots_dir=$JLBENCH_ROOT/plots
 user_specs=()
 baseline=""
 bench_args=()
@@ -134,6 +136,7 @@ while [[ $# -gt 0 ]]; do
 	--report)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		report_file=$2
+		plots_dir=$(dirname "$2")/plots
 		shift 2
 		;;
 	--executor | --slurm-partition | --slurm-account | --slurm-time | --slurm-args)
@@ -273,8 +276,8 @@ arch_images() {
 # report: analyse the results dir, draw its plots, write REPORT.md.
 report() {
 	stage analysis "$JLBENCH_ROOT/analysis/analyze" "$results"
-	stage plots "$JLBENCH_ROOT/plots/draw" "$results"
-	stage report "$JLBENCH_ROOT/analysis/report" "$results" --out "$report_file"
+	stage plots "$JLBENCH_ROOT/plots/draw" "$results" --out "$plots_dir"
+	stage report "$JLBENCH_ROOT/analysis/report" "$results" --out "$report_file" --plots "$plots_dir"
 }
 
 if [[ $dry_run == 1 ]]; then

@@ -140,6 +140,7 @@ def test_ab_of_a_user_patch_through_run_all_and_its_reproduce(
              "--report", str(report)], env=CALIBRATED)
     text = report.read_text()
     assert "`mine`" in text and "`jump-label`" in text
+    assert (tmp_path / "plots" / "throughput.svg").is_file()
     assert "2011" not in text
     (resdir,) = [d for d in (tmp_path / "results").iterdir() if d.is_dir()]
     meta = json.loads((resdir / "meta.json").read_text())
