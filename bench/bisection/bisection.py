@@ -300,7 +300,7 @@ class Bisection:
         entry = self.done[i]
         if entry.get("decision") == "skip":
             return None
-        return {int(k): v for k, v in entry["values"].items()}
+        return seed_values(entry)
 
     def seen(self, i, decision, comp):
         """Log candidate i's decision and say it."""
@@ -332,6 +332,11 @@ def figures(resdir, metric):
             if v == v}
 
 
+def seed_values(entry):
+    """{seed: value} of a step entry (JSON keeps the seeds as strings)."""
+    return {int(k): v for k, v in entry["values"].items()}
+
+
 def answer(cands, first, skipped, done):
     """The end entry: first bad candidate (or range, or none) in words."""
     out = {"first_bad": first, "skipped": skipped,
@@ -354,9 +359,7 @@ def answer(cands, first, skipped, done):
         out["revision"] = cands[first][2]
         parent = done.get(first - 1)
         if parent and parent.get("values"):
-            _, comp = decide({int(k): v for k, v in e["values"].items()},
-                             {int(k): v for k, v in
-                              parent["values"].items()}, 0, 0.0)
+            _, comp = decide(seed_values(e), seed_values(parent), 0, 0.0)
             out["vs_parent"] = comp
     return out
 
@@ -385,16 +388,14 @@ def replay(out):
             raise Stop("the log has no step for %s: resume the bisection "
                        "(the same command) instead" % cands[i][0])
         e = done[i]
-        return None if e.get("decision") == "skip" else \
-            {int(k): v for k, v in e["values"].items()}
+        return None if e.get("decision") == "skip" else seed_values(e)
 
     good = test(0)
     first, skipped = search(len(cands), test,
                             decider(len(cands), good, head["floor_pct"]))
     for e in done.values():
         if e.get("values") and "vs_good" not in e:
-            e["vs_good"] = decide({int(k): v for k, v in e["values"].items()},
-                                  good, 0, 0.0)[1]
+            e["vs_good"] = decide(seed_values(e), good, 0, 0.0)[1]
     return answer(cands, first, skipped, done), logged_end
 
 
