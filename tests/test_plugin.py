@@ -34,8 +34,9 @@ def test_c_unit_tests(tmp_path):
     exe = tmp_path / "unit-tests"
     run(["cc"] + CFLAGS + ["-o", str(exe), "unit-tests.c",
                            "unit-tests-model.c", "unit-tests-core.c",
-                           "unit-tests-tage.c", "x86class.c", "sites.c",
-                           "model.c", "modelcfg.c", "tage.c", "overlap.c"],
+                           "unit-tests-tage.c", "unit-tests-profile.c",
+                           "x86class.c", "sites.c", "model.c", "modelcfg.c",
+                           "tage.c", "overlap.c", "profile.c"],
         cwd=PLUGIN)
     p = run([str(exe)], check=False)
     assert p.returncode == 0, p.stdout
@@ -53,7 +54,9 @@ def test_c_unit_tests(tmp_path):
                  "tage: a 40-iteration loop's exit is learnt",
                  "overlap: a mispredicted branch fed by a load",
                  "its branch predicted: the part beyond the window",
-                 "setup: by default no L2, no prefetch, gshare"):
+                 "setup: by default no L2, no prefetch, gshare",
+                 "profile: windows add up, what lies outside them",
+                 "profile: the report has the non-zero buckets"):
         assert name in p.stdout, name
 
 

@@ -28,6 +28,9 @@
  *                  left early by an exception or an I/O recompile still
  *                  counts whole: measured +0.07% kernel instructions in a
  *                  tbench run; branches and sites are exact either way)
+ *   profile=PATH   a per-function profile of the window (profile.h),
+ *                  written to PATH at exit, with symbols=FILE the
+ *                  kernel's functions (else every bucket is a page)
  *   model=on       modelled L1I, L1D, gshare predictor and BTB
  *                  (modelplug.c; callbacks, so it costs far more than the
  *                  counting); its parameters keys=FILE, l1i=SIZE:ASSOC,
@@ -46,6 +49,7 @@
 
 #include "counters.h"
 #include "modelplug.h"
+#include "profile.h"
 #include "report.h"
 #include "sites.h"
 #include "x86class.h"
@@ -77,6 +81,8 @@ static struct sites sites;
 static int have_sites;
 static int count_per_insn = 1;
 static const char *outfile;
+static struct profile prof;
+static const char *profile_out, *symbols_file;
 static int vcpus;
 
 /* marker_exec() - a window marker is about to execute. */
@@ -87,12 +93,14 @@ static void marker_exec(unsigned int vcpu_index, void *udata)
 		markers_start++;
 		if (!window_open) {
 			at_start = live;
+			profile_window_start(&prof);
 			window_open = 1;
 		}
 	} else {
 		markers_end++;
 		if (window_open) {
 			counters_add(&window, &live, &at_start);
+			profile_window_end(&prof);
 			window_open = 0;
 			windows_closed++;
 		}
@@ -139,7 +147,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	tbs_translated++;
 	m = x86_is_kernel_addr(qemu_plugin_tb_vaddr(tb)) ? KERNEL : USER;
 	if (modelplug_on())	/* first: see modelplug_tb() */
-		modelplug_tb(tb, m);
+		modelplug_tb(tb, m, &prof);
 	if (!count_per_insn)
 		qemu_plugin_register_vcpu_tb_exec_inline(
 			tb, QEMU_PLUGIN_INLINE_ADD_U64, &live.insns[m], n);
@@ -147,11 +155,18 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		enum x86_kind k = x86_classify(qemu_plugin_insn_data(insn),
 					       qemu_plugin_insn_size(insn));
+		uint64_t pc = qemu_plugin_insn_vaddr(insn);
+		struct prof_bucket *b = prof.on ?
+			profile_bucket(&prof, pc, m == KERNEL) : NULL;
 
 		if (count_per_insn)
 			qemu_plugin_register_vcpu_insn_exec_inline(
 				insn, QEMU_PLUGIN_INLINE_ADD_U64,
 				&live.insns[m], 1);
+		if (b)
+			qemu_plugin_register_vcpu_insn_exec_inline(
+				insn, QEMU_PLUGIN_INLINE_ADD_U64,
+				&b->live[PROF_INSNS], 1);
 		if (x86_is_cond_branch(k))
 			qemu_plugin_register_vcpu_insn_exec_inline(
 				insn, QEMU_PLUGIN_INLINE_ADD_U64,
@@ -168,11 +183,14 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 					qemu_plugin_insn_size(insn)) +
 					(k == X86_MARK_REGION_END ?
 					 X86_REGIONS : 0)));
-		if (have_sites &&
-		    sites_contains(&sites, qemu_plugin_insn_vaddr(insn)))
+		if (!have_sites || !sites_contains(&sites, pc))
+			continue;
+		qemu_plugin_register_vcpu_insn_exec_inline(
+			insn, QEMU_PLUGIN_INLINE_ADD_U64, &live.site_execs, 1);
+		if (b)
 			qemu_plugin_register_vcpu_insn_exec_inline(
 				insn, QEMU_PLUGIN_INLINE_ADD_U64,
-				&live.site_execs, 1);
+				&b->live[PROF_SITE_EXECS], 1);
 	}
 }
 
@@ -241,18 +259,43 @@ static void write_report(FILE *f)
 	write_regions(f);
 }
 
-static void at_exit(qemu_plugin_id_t id, void *udata)
+static void write_profile(FILE *f)
+{
+	if (profile_write(&prof, f, windows_closed,
+			  modelplug_on() ? PROF_COLS : PROF_COLS_COUNTING) != 0)
+		fprintf(stderr, "branches: profile: out of memory\n");
+}
+
+/* write_file() - write(f) into path, through path.tmp renamed. */
+static void write_file(const char *path, void (*write)(FILE *f))
 {
 	char tmp[4096];
 	FILE *f;
 
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "branches: cannot write %s: %s\n", tmp,
+			strerror(errno));
+		return;
+	}
+	write(f);
+	if (fclose(f) != 0 || rename(tmp, path) != 0)
+		fprintf(stderr, "branches: cannot write %s: %s\n", path,
+			strerror(errno));
+}
+
+static void at_exit(qemu_plugin_id_t id, void *udata)
+{
 	(void)id;
 	(void)udata;
+	if (profile_out)
+		write_file(profile_out, write_profile);
 	if (!outfile) {
 		char *buf = NULL;
 		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
 
-		f = open_memstream(&buf, &len);
 		if (!f)
 			return;
 		write_report(f);
@@ -261,17 +304,7 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 		free(buf);
 		return;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", outfile);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "branches: cannot write %s: %s\n", tmp,
-			strerror(errno));
-		return;
-	}
-	write_report(f);
-	if (fclose(f) != 0 || rename(tmp, outfile) != 0)
-		fprintf(stderr, "branches: cannot write %s: %s\n", outfile,
-			strerror(errno));
+	write_file(outfile, write_report);
 }
 
 /* parse_arg() - one plugin argument; 0, or -1 after a message. */
@@ -282,6 +315,11 @@ static int parse_arg(const char *a, struct model_cfg *mcfg)
 
 	if (strncmp(a, "outfile=", 8) == 0 && a[8]) {
 		outfile = a + 8;
+	} else if (strncmp(a, "profile=", 8) == 0 && a[8]) {
+		profile_out = a + 8;
+		prof.on = 1;
+	} else if (strncmp(a, "symbols=", 8) == 0 && a[8]) {
+		symbols_file = a + 8;
 	} else if (strncmp(a, "sites=", 6) == 0 && a[6]) {
 		if (sites_load(&sites, a + 6, err, sizeof(err)) != 0) {
 			fprintf(stderr, "branches: sites: %s\n", err);
@@ -299,7 +337,7 @@ static int parse_arg(const char *a, struct model_cfg *mcfg)
 		}
 	} else {
 		fprintf(stderr,
-			"branches: unknown argument '%s' (want outfile=PATH, sites=FILE, count=insn|tb, "
+			"branches: unknown argument '%s' (want outfile=PATH, sites=FILE, count=insn|tb, profile=PATH, symbols=FILE, "
 			MODEL_CFG_USAGE ")\n", a);
 		return -1;
 	}
@@ -328,8 +366,18 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		fprintf(stderr, "branches: %s\n", err);
 		return 1;
 	}
-	if (outfile && strlen(outfile) + 5 > 4096) {
-		fprintf(stderr, "branches: outfile path too long\n");
+	if ((outfile && strlen(outfile) + 5 > 4096) ||
+	    (profile_out && strlen(profile_out) + 5 > 4096)) {
+		fprintf(stderr, "branches: outfile or profile path too long\n");
+		return 1;
+	}
+	if (symbols_file && !profile_out) {
+		fprintf(stderr, "branches: symbols= is for profile=PATH\n");
+		return 1;
+	}
+	if (symbols_file &&
+	    profile_symbols_load(&prof, symbols_file, err, sizeof(err)) != 0) {
+		fprintf(stderr, "branches: %s\n", err);
 		return 1;
 	}
 	if (vcpus > 1)

@@ -40,6 +40,8 @@ struct fetch {
 	uint64_t haddr;		/* host address of its first instruction */
 	uint64_t start;		/* first run: its block's address */
 	uint64_t pc, target, next;	/* branch: the block's last insn */
+	struct prof_bucket *b;		/* the profile's bucket of the run */
+	struct prof_bucket *branch_b;	/* the branch's */
 	uint8_t mode;
 	uint8_t first;		/* first run of its block */
 	uint8_t branch;		/* the block ends with a conditional branch */
@@ -48,6 +50,7 @@ struct fetch {
 /* The branch whose outcome the next block tells. */
 static struct {
 	uint64_t pc, target, next;
+	struct prof_bucket *b;
 	uint8_t mode;
 	bool valid;
 } pending;
@@ -71,7 +74,7 @@ bool modelplug_on(void)
 /* resolve() - a block at start begins: the pending branch's outcome. */
 static void resolve(uint64_t start)
 {
-	bool taken;
+	bool taken, miss;
 	int m = pending.mode;
 
 	if (!pending.valid)
@@ -85,40 +88,45 @@ static void resolve(uint64_t start)
 		live->unresolved++;
 		return;
 	}
-	live->mispredicts[m] += hw.use_tage ?
-		tage_resolve(&hw.tage, pending.pc, taken) :
+	miss = hw.use_tage ? tage_resolve(&hw.tage, pending.pc, taken) :
 		gshare_resolve(&hw.bp, pending.pc, taken);
+	live->mispredicts[m] += miss;
+	pending.b->live[PROF_MISPREDICTS] += miss;
 	if (taken)
 		live->btb_misses[m] += !btb_access(&hw.btb, pending.pc,
 						   pending.target);
 }
 
-/* fetch_beyond_l1() - f's line fetch with an L2 or prefetch. */
-static void fetch_beyond_l1(const struct fetch *f)
+/* fetch_beyond_l1() - f's line fetch with an L2 or prefetch: a miss? */
+static bool fetch_beyond_l1(const struct fetch *f)
 {
 	struct prefetch_ev ev;
 	enum level lvl = cache_fetch(&hw.l1i, model_l2(&hw), f->haddr, &ev);
 
-	live->l1i_misses[f->mode] += lvl != LVL_L1;
 	live->l2i_misses[f->mode] += lvl == LVL_MEM;
 	live->l1i_pf_hits[f->mode] += ev.hit;
 	live->l1i_pf_fills[f->mode] += ev.fill;
+	return lvl != LVL_L1;
 }
 
 static void fetch_exec(unsigned int vcpu_index, void *udata)
 {
 	const struct fetch *f = udata;
+	bool miss;
 
 	(void)vcpu_index;
 	if (f->first)
 		resolve(f->start);
 	live->l1i_accesses[f->mode]++;
 	if (hw.have_l2 || hw.l1i.next_line)
-		fetch_beyond_l1(f);
+		miss = fetch_beyond_l1(f);
 	else
-		live->l1i_misses[f->mode] += !cache_access(&hw.l1i, f->haddr);
+		miss = !cache_access(&hw.l1i, f->haddr);
+	live->l1i_misses[f->mode] += miss;
+	f->b->live[PROF_L1I_MISSES] += miss;
 	if (f->branch) {
 		pending.pc = f->pc;
+		pending.b = f->branch_b;
 		pending.target = f->target;
 		pending.next = f->next;
 		pending.mode = f->mode;
@@ -130,7 +138,8 @@ static void mem_exec(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
 {
 	struct qemu_plugin_hwaddr *h = qemu_plugin_get_hwaddr(info, vaddr);
-	int m = (int)(uintptr_t)udata;
+	struct prof_bucket *b = udata;
+	int m = b->kernel ? KERNEL : USER;
 	uint64_t addr;
 	enum level lvl;
 	bool hit;
@@ -148,6 +157,7 @@ static void mem_exec(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 	}
 	live->l1d_accesses[m]++;
 	live->l1d_misses[m] += !hit;
+	b->live[PROF_L1D_MISSES] += !hit;
 	if (hw.have_keys &&
 	    sites_overlaps(&hw.keys, vaddr,
 			   1ULL << qemu_plugin_mem_size_shift(info))) {
@@ -189,7 +199,8 @@ static bool set_branch(struct fetch *f, struct qemu_plugin_insn *insn)
 	return f->branch;
 }
 
-void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m)
+void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m,
+		  struct profile *prof)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
 	unsigned int shift = hw.l1i.line_shift;
@@ -198,9 +209,12 @@ void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t h = (uintptr_t)qemu_plugin_insn_haddr(insn);
+		struct prof_bucket *b = profile_bucket(
+			prof, qemu_plugin_insn_vaddr(insn), m == KERNEL);
 
 		if (!f || h >> shift != f->haddr >> shift) {
 			f = new_fetch();
+			f->b = b;
 			f->haddr = h;
 			f->mode = (uint8_t)m;
 			f->first = i == 0;
@@ -210,13 +224,13 @@ void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m)
 		}
 		qemu_plugin_register_vcpu_mem_cb(insn, mem_exec,
 						 QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW,
-						 (void *)(uintptr_t)m);
+						 QEMU_PLUGIN_MEM_RW, b);
 		if (!x86_is_cond_branch(x86_classify(
 			    qemu_plugin_insn_data(insn),
 			    qemu_plugin_insn_size(insn))))
 			continue;
 		/* Not last: never seen, QEMU ends blocks at branches. */
+		f->branch_b = b;
 		if (i < n - 1 || !set_branch(f, insn))
 			qemu_plugin_register_vcpu_insn_exec_inline(
 				insn, QEMU_PLUGIN_INLINE_ADD_U64,

@@ -14,6 +14,7 @@
 
 #include "counters.h"
 #include "modelcfg.h"
+#include "profile.h"
 
 /*
  * modelplug_setup() - build the model of cfg (model_setup()), whose
@@ -27,11 +28,13 @@ bool modelplug_on(void);
 
 /*
  * modelplug_tb() - register the model's callbacks on a translated block of
- * mode m. Call it before registering any other callback on the block's
+ * mode m; each event also goes to its instruction's bucket of prof (its
+ * sink when the profile is off). Call it before registering any other callback on the block's
  * instructions: the model's events of an instruction then come before a
  * marker's snapshot on the same instruction.
  */
-void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m);
+void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m,
+		  struct profile *prof);
 
 /*
  * modelplug_report() - the model's keys: parameters, window figures (of

@@ -303,6 +303,7 @@ int main(void)
 	test_model();
 	test_core();
 	test_tage();
+	test_profile();
 	printf("1..%d\n# %d checks, %d failed\n", checks, checks, failures);
 	return failures ? 1 : 0;
 }

@@ -29,4 +29,7 @@ void test_core(void);
 /* test_tage() - the TAGE-like predictor (unit-tests-tage.c). */
 void test_tage(void);
 
+/* test_profile() - the per-function profile (unit-tests-profile.c). */
+void test_profile(void);
+
 #endif
