@@ -30,6 +30,22 @@ def symbols(vmlinux, arch=X86):
     return syms
 
 
+def code_symbols(vmlinux, arch=X86):
+    """[(address, name)] of the code symbols (nm types t, T, w, W) in
+    address order, and the address of _etext (None if it has none)."""
+    out, etext = [], None
+    for line in tool("nm", "-n", "--defined-only", vmlinux,
+                     arch=arch).splitlines():
+        f = line.split()
+        if len(f) != 3:
+            continue
+        if f[2] == "_etext":
+            etext = int(f[0], 16)
+        if f[1] in "tTwW":
+            out.append((int(f[0], 16), f[2]))
+    return out, etext
+
+
 def file_offset(vmlinux, addr, arch=X86):
     """File offset of a virtual address, from the ELF section headers."""
     for line in tool("readelf", "-SW", vmlinux, arch=arch).splitlines():

@@ -26,6 +26,7 @@ from bench.replay.provenance import DIR, Problem
 from bench.tries import inputs
 from lib import hostinfo
 from lib.format import counts, identity, rawtry
+from lib.format import profile as profilefmt
 
 # rerun's exit status when the try ran but its mode gives no same bits.
 NOT_COMPARABLE = 3
@@ -150,9 +151,11 @@ def check_kernels(resdir, builds_tsv, kernels=None):
 
 
 def rewrite(argv, kernel, initrd, console_log, plugin=None,
-            counts_file=None, sites=None, qemu_bin=None, keys=None):
+            counts_file=None, sites=None, qemu_bin=None, keys=None,
+            profile=None):
     """A recorded QEMU argv with the paths of this machine: the console
-    file, kernel, initrd and plugin (its outfile, sites and keys files);
+    file, kernel, initrd and plugin (its outfile, sites and keys files,
+    and profile: (its profile= file, its symbols= file));
     every other argument as recorded. ValueError when the recorded line
     lacks one of them or the plugin's use does not match."""
     out = list(argv)
@@ -189,6 +192,11 @@ def rewrite(argv, kernel, initrd, console_log, plugin=None,
                         raise ValueError("the recorded try gave the model "
                                          "a keys= file; none given")
                     p = "keys=" + keys
+                elif key in ("profile", "symbols"):
+                    if not profile:
+                        raise ValueError("the recorded try wrote a profile;"
+                                         " no profile file given")
+                    p = "%s=%s" % (key, profile[key == "symbols"])
                 parts.append(p)
             if sites and "sites" not in seen:
                 raise ValueError("this kernel has static-key sites; the "
@@ -206,6 +214,12 @@ def rewrite(argv, kernel, initrd, console_log, plugin=None,
         raise ValueError("the recorded command line has no %s"
                          % ", ".join(lack))
     return out
+
+
+def _same_file(a, b):
+    """Both exist with the same bytes."""
+    return (os.path.isfile(a) and os.path.isfile(b)
+            and rawtry.sha256(a) == rawtry.sha256(b))
 
 
 def _sites(path):
@@ -266,10 +280,15 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
     with open(rec_base + ".qemu-cmd") as f:
         recorded = shlex.split(f.read())
     keys = os.path.join(resdir, "keys", v + ".txt")
+    profile = None
+    if any(a.startswith("profile=") for a in recorded):
+        symbols = os.path.join(out_dir, "symbols-%s.txt" % v)
+        profilefmt.symbols_file(os.path.join(b.dir, "vmlinux"), symbols)
+        profile = (base + profilefmt.EXT, symbols)
     cmd = rewrite(recorded, b.kernel, image, base + ".log", plugin,
                   base + ".counts" if plugin else None, sites,
                   _qemu_bin(recorded[0], env),
-                  keys if os.path.isfile(keys) else None)
+                  keys if os.path.isfile(keys) else None, profile)
     with open(base + ".qemu-cmd", "w") as f:
         f.write(shlex.join(cmd) + "\n")
     version = hostinfo.qemu_version(cmd[0])
@@ -294,6 +313,12 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
         return NOT_COMPARABLE
     diffs = fails + identity.compare(old, new, "run %s" % row["index"],
                                      columns=list(new["row"]))
+    if profile:
+        profilefmt.compress(base)
+        if not _same_file(base + profilefmt.RAW_EXT,
+                          rec_base + profilefmt.RAW_EXT):
+            diffs.append("the per-function profile differs from %s"
+                         % os.path.basename(rec_base + profilefmt.RAW_EXT))
     for name, line in identity.console_difference(rec_base, base):
         say("note: consoles differ from line %d on (%s)" % (line, name))
     if diffs:
@@ -301,10 +326,11 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
             say("FAIL: " + d)
         say("FAIL")
         return 1
-    say("throughput %s MB/s, %s ops, %d samples, %d plugin window counts: "
+    say("throughput %s MB/s, %s ops, %d samples, %d plugin window counts%s: "
         "the same bits as recorded" % (
             new["row"]["throughput_mbps"], new["row"]["ops"],
-            len(new["samples"]), len(new["counts"])))
+            len(new["samples"]), len(new["counts"]),
+            " and the per-function profile" if profile else ""))
     tails = [c for c in new["whole_run"]
              if new["whole_run"][c] != old["whole_run"].get(c)]
     if tails:

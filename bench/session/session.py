@@ -11,6 +11,7 @@ gives a Session, which bench/session/runmain.py runs.
 import os
 import random
 import shutil
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from bench.tries import inputs, runner, slurmrun
 from bench.tries import plan as planmod
 from lib import ROOT, hostinfo, model
 from lib.format import console, counts, results, schema
+from lib.format import profile as profilefmt
 
 # The A/A twin of the baseline: its label is the variant plus this suffix.
 TWIN_SUFFIX = ".aa"
@@ -78,6 +80,29 @@ def _sites(builds, variants, resdir):
     except counts.PluginError as e:
         raise Fail(str(e))
     return paths, sizes
+
+
+def _profile_args(builds, variants, plugin_args, plugin_meta):
+    """Add the per-function profile's symbols= file (lib/format/profile.py;
+    kept in the cache by build hash, written from the build's vmlinux when
+    missing) to each variant's plugin arguments; the runner then adds the
+    try's profile= file. Records them in plugin_meta["profile"]."""
+    dest = os.path.join(hostinfo.cache_dir(), "profile-symbols")
+    os.makedirs(dest, exist_ok=True)
+    plugin_meta["profile"] = {}
+    for v in variants:
+        path = os.path.join(dest, builds[v].hash + ".txt")
+        if not os.path.isfile(path):
+            vmlinux = os.path.join(builds[v].dir, "vmlinux")
+            try:
+                profilefmt.symbols_file(vmlinux, path)
+            except (OSError, subprocess.CalledProcessError) as e:
+                raise Fail("cannot read the symbols of %s for the profile:"
+                           " %s" % (vmlinux, e))
+        plugin_args[v] = tuple(plugin_args.get(v, ())) + (
+            "symbols=" + path,)
+        plugin_meta["profile"][v] = {"symbols": path}
+    return plugin_args
 
 
 def _jump_label_build(builds, variants):
@@ -336,6 +361,9 @@ def _create(args, meta, the_plan, builds, images, qemu_bin, probe_log, log):
     if meta["model"]:
         plugin_args = _model_args(builds, meta["plan"]["variants"], resdir,
                                   meta["model"], log)
+    if meta["plugin"]["path"]:
+        _profile_args(builds, meta["plan"]["variants"], plugin_args,
+                      meta["plugin"])
     planmod.write(the_plan, resdir.plan_csv)
     resdir.write_meta(meta)
     provenance.record(resdir.path, meta, builds, images, ROOT)
@@ -365,6 +393,10 @@ def new_session(args, log, builds):
             plugin_args = {v: model.plugin_args(
                 meta["model"], "RESULTS/keys/%s.txt" % v)
                 for v in variants} if meta["model"] else {}
+            if setup.plugin:
+                plugin_args = {v: tuple(plugin_args.get(v, ())) + (
+                    "symbols=CACHE/profile-symbols/%s.txt" % builds[v].hash,)
+                    for v in variants}
             return Session(meta, the_plan, None, images, qemu_bin, sites,
                            plugin_args=plugin_args)
         return _create(args, meta, the_plan, builds, images, qemu_bin,
@@ -459,5 +491,10 @@ def resume_session(args, log, builds):
     log.write("resuming %s: %d of %d runs left, accelerator %s"
               % (args.resume, len(pending), len(the_plan),
                  meta["accel"]["mode"]), always=True)
+    plugin_args = _resume_model_args(meta, resdir)
+    if meta["plugin"].get("profile") and not args.dry_run:
+        # a dir from before profiles existed stays without them
+        _profile_args(builds, meta["plan"]["variants"], plugin_args,
+                      meta["plugin"])
     return Session(meta, the_plan, resdir, images, qemu.binary(), sites,
-                   pending, next_try, _resume_model_args(meta, resdir))
+                   pending, next_try, plugin_args)

@@ -16,6 +16,7 @@ from typing import Callable, Optional
 
 from bench.guest import boot, qemu
 from lib import hostinfo
+from lib.format import profile as profilefmt
 from lib.format import rawtry, results
 from lib.log import duration
 
@@ -67,10 +68,15 @@ def guest(ctx, run, base):
         boot.tbench_words(p["clients"], run.seconds, p.get("perf"),
                           run.perturb_seed, p.get("guest_timeout")),
         build.boot_args, p.get("append", ""))
+    plugin_args = tuple(ctx.plugin_args.get(run.variant, ()))
+    profile = ()
+    if any(a.startswith("symbols=") for a in plugin_args):
+        profile = (profilefmt.EXT, profilefmt.RAW_EXT)
+        plugin_args += ("profile=" + base + profilefmt.EXT,)
     return boot.Guest(build.kernel, ctx.images[run.variant].path, append,
                       base, plugin=ctx.plugin,
                       sites=ctx.sites.get(run.variant),
-                      plugin_args=tuple(ctx.plugin_args.get(run.variant, ())))
+                      plugin_args=plugin_args, extra_files=profile)
 
 
 def one_try(ctx, run, try_no, stopped=None):
@@ -82,6 +88,7 @@ def one_try(ctx, run, try_no, stopped=None):
     out = boot.run(ctx.machine, g, ctx.timeout, stopped or ctx.stop)
     got = rawtry.derive(g.base, ctx.params["perf_events"], ctx.plugin,
                         out.ended)
+    profilefmt.compress(g.base)
     rawtry.write_manifest(g.base)
     row = {
         "index": run.index, "round": run.round, "position": run.position,

@@ -1,6 +1,7 @@
 """The raw files of one try: the runs.csv figures they give, and a manifest.
 
-A try's raw files are raw/<NNN>-<variant>-try<K>.{log,qemu-cmd,stderr,counts}
+A try's raw files are
+raw/<NNN>-<variant>-try<K>.{log,qemu-cmd,stderr,counts,profile.gz}
 (lib/format/FORMATS.md). derive() turns them into the runs.csv cells the
 console and the plugin report give (status, reason, kernel_warnings, the
 figures) plus the per-second samples. bench/tries/runner.py builds each row
@@ -16,7 +17,7 @@ import os
 from lib.format import console, counts, results, schema
 
 # Raw files of a try, by extension, in the order the manifest lists them.
-FILES = (".log", ".qemu-cmd", ".stderr", ".counts")
+FILES = (".log", ".qemu-cmd", ".stderr", ".counts", ".profile.gz")
 MANIFEST = ".sha256"
 # Cells derive() owns besides the figures of results.figures().
 VERDICT_COLUMNS = ("status", "reason", "kernel_warnings")
