@@ -6,11 +6,14 @@ row must agree field by field: status, kernel_warnings and every figure
 (throughput, ops, samples, ticks, perf and plugin counters; the reason of
 a failed try is not compared, as it names how QEMU ended, which only the
 runner saw). A try with a manifest (raw/...sha256) must also match it
-byte for byte. A row that disagrees, lacks its raw files or its log, or
-holds a value that is not a number or is negative, is a finding: named
-(file, line, field, both values) and left out of the statistics. So is a
-value far outside its label's ok runs (OUTLIER_RULE), even when its raw
-log agrees: such a run measured something else than its twins.
+byte for byte, and its per-function profile (raw/...profile.gz, when it
+has one) must add up to the instructions of its .counts' window (kernel
+and user; its kernel rows to kernel_insns). A row that disagrees, lacks
+its raw files or its log, or holds a value that is not a number or is
+negative, is a finding: named (file, line, field, both values) and left
+out of the statistics. So is a value far outside its label's ok runs
+(OUTLIER_RULE), even when its raw log agrees: such a run measured
+something else than its twins.
 
 A finding is a dict (see Check.add); stats.json keeps them under
 `findings`, their texts join the report's warnings, and `excluded` lists
@@ -26,7 +29,7 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
-from lib.format import rawtry, schema  # noqa: E402
+from lib.format import profile, rawtry, schema  # noqa: E402
 
 # How QEMU ended is known only to the runner: the phrase a re-derived
 # reason gets in its place.
@@ -274,7 +277,51 @@ def _check_row(chk, r, ctx):
             r.add(chk, c, r.row[c], src, got.cells.get(c),
                   "%s is %s: %s (its raw files say so too)"
                   % (c, _show(r.row[c]), why), why)
+    if r.ok:
+        _check_profile(chk, r, got)
     return got if r.ok and len(chk.findings) == before else None
+
+
+# (column of a profile, rows: all or kernel only, what of its .counts
+# they add up to). A column the profile lacks (the model's, without
+# --model) or a figure not counted (site_execs without sites) is skipped.
+PROFILE_SUMS = (("insns", False, ("kernel_insns", "user_insns")),
+                ("insns", True, ("kernel_insns",)),
+                ("site_execs", False, ("site_execs",)),
+                ("mispredicts", False,
+                 ("kernel_mispredicts", "user_mispredicts")),
+                ("l1i_misses", False, ("kernel_l1i_misses",
+                                       "user_l1i_misses")),
+                ("l1d_misses", False, ("kernel_l1d_misses",
+                                       "user_l1d_misses")))
+
+
+def _check_profile(chk, r, got):
+    """An ok try's per-function profile, when it has one, against its
+    .counts: each column adds up to the window's figure (its insns also
+    over the kernel rows alone to kernel_insns; lib/format/profile.py)."""
+    rel = r.rel + profile.RAW_EXT
+    if not os.path.isfile(r.base + profile.RAW_EXT):
+        return
+    try:
+        p = profile.read(r.base + profile.RAW_EXT)
+        if "insns" not in p.columns:
+            raise profile.ProfileError("%s has no insns column" % rel)
+    except profile.ProfileError as e:
+        r.add(chk, "profile", "", rel, "", str(e), "unreadable")
+        return
+    for col, kernel_only, cols in PROFILE_SUMS:
+        want = [_int(got.cells.get(c)) for c in cols]
+        if col not in p.columns or None in want:
+            continue
+        have = p.total(col, kernel_only)
+        if have != sum(want):
+            rows = "its kernel rows" if kernel_only else "all its rows"
+            r.add(chk, "profile", str(have), rel, str(sum(want)),
+                  "%s: %s over %s %d, but %s.counts gives %s = %d" % (
+                      rel, col, rows, have, r.rel, " + ".join(cols),
+                      sum(want)),
+                  "disagrees")
 
 
 def _check_samples(chk, path, kept, ok_runs):

@@ -7,14 +7,13 @@ MB/s are compared with the baseline exactly as the headline metrics are
 (paired by seed under icount), so the report can say whether loadfile
 position accounts for the MB/s differences between kernels.
 """
-import os
 
 import numpy as np
 
 from analysis import metrics, stats
 from analysis import loadfile as lf
 from analysis import fmt as F
-from lib.format import console
+from lib.format import console, identity
 
 # (key, what) of the per-run figures compared between labels.
 FIGURES = [
@@ -28,8 +27,7 @@ FIGURES = [
 
 def raw_log(res, row):
     """Path of the console log of a runs.csv row."""
-    return res.file(os.path.join("raw", "%03d-%s-try%d.log" % (
-        int(row["index"]), row["variant"], int(row["try"]))))
+    return identity.try_base(res.path, row) + ".log"
 
 
 def per_run(res, runs, loadfile):

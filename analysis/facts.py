@@ -200,7 +200,11 @@ COUNT_LABELS = {
 }
 
 
-def _counted(df, variant, name):
+def counted(df, variant, name):
+    """A whole-number figure of selftest.csv (df) for variant, or None
+    when the table has none (not-counted, not-exact, no row)."""
+    if df is None:
+        return None
     hit = df[(df["variant"] == variant) & (df["name"] == name)]["value"]
     return int(hit.iloc[0]) if len(hit) == 1 and hit.iloc[0].isdigit() \
         else None
@@ -221,10 +225,10 @@ def count_note(df, baseline=reference.BASELINE):
            "exact, the call and the loop's entry cancelling. "
            "`not-counted`: no plugin (kvm, tcg) or no clean region; "
            "`not-exact`: the difference was not a whole multiple of n.")
-    base = _counted(df, baseline, "count.off_branches_per_iter")
+    base = counted(df, baseline, "count.off_branches_per_iter")
     diffs = []
     for v in reference.label_order(df["variant"]):
-        mine = _counted(df, v, "count.off_branches_per_iter")
+        mine = counted(df, v, "count.off_branches_per_iter")
         if v != baseline and base is not None and mine is not None:
             diffs.append("`%s` %+d" % (v, mine - base))
     if diffs:

@@ -29,6 +29,10 @@ TEMPLATES = [
     # a results dir beside it with several run lengths
     # (analysis/convergence.py)
     ("convergence", VS_BASE + " by run length"),
+    # per-function profiles (raw/*.profile) of the baseline and another
+    # kernel (analysis/profile.py)
+    ("profile", "Where the difference comes from: the functions whose "
+                "kernel instructions per op changed most against {base}"),
     # the model of bench/run --model
     ("modelled", "Modelled cycles per tbench operation, by source "
                  "(a model, not hardware)"),

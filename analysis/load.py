@@ -110,6 +110,14 @@ def run_seconds(runs, meta):
     return out.fillna(float(default) if default else float("nan"))
 
 
+def longest(runs):
+    """The runs of the longest run length (a dir of several lengths, the
+    long profile, is summarised at its longest; analysis/summarize.py)."""
+    lengths = set(runs["seconds"].dropna())
+    return runs[runs["seconds"] == max(lengths)] if len(lengths) > 1 \
+        else runs
+
+
 def read_samples(path):
     """samples.csv as a DataFrame, or None when the file is absent."""
     if not os.path.exists(path):
@@ -226,6 +234,20 @@ class Results:
     def file(self, name):
         """Absolute path of a file in the results dir."""
         return os.path.join(self.path, name)
+
+
+# A results dir's name: its UTC start time and the commit's short sha
+# (lib/format/results.py dir_name), so names sort by time.
+RUN_NAME = re.compile(r"\d{8}T\d{6}Z-\w+")
+
+
+def newest(root):
+    """The newest results dir under root (by name: its start time), or
+    None when root holds none."""
+    names = sorted(n for n in os.listdir(root) if RUN_NAME.fullmatch(n)
+                   and os.path.isfile(os.path.join(root, n, "runs.csv"))) \
+        if os.path.isdir(root) else []
+    return os.path.join(root, names[-1]) if names else None
 
 
 def per_key(ok, values, column):

@@ -20,7 +20,7 @@ from analysis import configs, convergence, explain, facts, metrics, reference
 from analysis import fmt as F
 from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
                            metric, unit, with_2011)
-from analysis import figures, hosts, modelcost, modes
+from analysis import figures, hosts, modelcost, modes, wherefrom
 from analysis.verdict import answer, nested, verdicts
 from lib.format import schema
 
@@ -337,6 +337,9 @@ def render(res, st, out_path, plots_dir):
         ("Statistics", statistics(st)),
         ("Per-seed distribution and its modes", modes.section(st)),
         ("Branch counts", counters(st)),
+        ("Where the difference comes from", wherefrom.section(
+            res, st, plots(plots_dir, out_dir, res.run_id, [
+                t for t in titles if t[0] == wherefrom.FIGURE]))),
         ("Kernel configs: more static keys on the path",
          configs.section(res, st, out_dir)),
         ("Modelled hardware cost", modelcost.section(st, res)),

@@ -264,6 +264,21 @@ def sign_test_p(d):
                                               0.5)))
 
 
+def median_interval(d, alpha=ALPHA):
+    """(median, lo, hi) of the draws d with the distribution-free interval
+    [d(k), d(n+1-k)] of their median (median_k); lo and hi are nan when
+    there are too few draws for one. d may be 2-D: draws along the first
+    axis, one median and interval per column (numpy arrays)."""
+    d = np.sort(np.asarray(d, dtype=float), axis=0)
+    n = d.shape[0]
+    nan = np.full(d.shape[1:], NAN)
+    if n == 0:
+        return nan, nan, nan
+    k = median_k(n, alpha)
+    med = np.median(d, axis=0)
+    return (med, nan, nan) if not k else (med, d[k - 1], d[n - k])
+
+
 def compare_median(new, base, alpha=ALPHA, rank=True):
     """Median of the per-pair % changes of new[i] against base[i], with its
     distribution-free interval and the sign test.
@@ -291,11 +306,12 @@ def compare_median(new, base, alpha=ALPHA, rank=True):
            "min_p_rank": min_p_wilcoxon(n)}
     if n == 0 or not np.all(y != 0):
         return out
-    d = np.sort(100.0 * (x / y - 1.0))
-    out["pct_change"] = float(np.median(d))
+    d = 100.0 * (x / y - 1.0)
+    med, lo, hi = median_interval(d, alpha)
+    out["pct_change"] = float(med)
     out["p_t"] = sign_test_p(d)
     if k:
-        out.update(pct_ci_lo=float(d[k - 1]), pct_ci_hi=float(d[n - k]))
+        out.update(pct_ci_lo=float(lo), pct_ci_hi=float(hi))
     if n >= 2:
         out["noise_pct"] = float(d.std(ddof=1))
         out["mde_pct"] = mde_pct(out["noise_pct"], n, paired=True)
@@ -308,15 +324,21 @@ def compare_median(new, base, alpha=ALPHA, rank=True):
 def significant(c, floor_pct=0.0, alpha=ALPHA):
     """Whether a comparison tells its two sides apart: for the median rule
     its interval, widened by floor_pct on each side (the environment's
-    share, analysis/floor.py), excludes 0; for the t rules its p is below
+    share, analysis/envfloor.py), excludes 0; for the t rules its p is below
     alpha (they carry no floor)."""
     if c.get("estimate", "").startswith("median"):
-        lo, hi = c["pct_ci_lo"], c["pct_ci_hi"]
-        if lo is None or hi is None or not (lo == lo and hi == hi):
-            return False      # no interval (stats.json writes nan as null)
-        return bool(lo - floor_pct > 0 or hi + floor_pct < 0)
+        return excludes_zero(c["pct_ci_lo"], c["pct_ci_hi"], floor_pct)
     p = c["p_t"]
     return bool(p is not None and p == p and p < alpha)
+
+
+def excludes_zero(lo, hi, floor=0.0):
+    """Whether the interval [lo, hi], widened by floor on each side,
+    excludes 0; False without an interval (None or nan: stats.json writes
+    nan as null)."""
+    if lo is None or hi is None or not (lo == lo and hi == hi):
+        return False
+    return bool(lo - floor > 0 or hi + floor < 0)
 
 
 def halves(keys):

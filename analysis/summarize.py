@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis import (calibrate, explain, facts, hosts, metrics, modes,
                       reference, stats)
-from analysis.load import per_key, per_run
+from analysis.load import longest, per_key, per_run
 from lib.format import schema
 
 STEAL_WARN_PCT = 1.0
@@ -269,8 +269,7 @@ def summarize(res, loadfile=None):
     mode = run_modes[0]
     headline = metrics.headline(mode)
     lengths = sorted(int(s) for s in set(all_runs["seconds"].dropna()))
-    runs = all_runs[all_runs["seconds"] == max(lengths)] \
-        if len(lengths) > 1 else all_runs
+    runs = longest(all_runs)
     main, aa = _groups(all_runs)
     groups = {"main": main, "aa": aa}
     baseline = res.baseline

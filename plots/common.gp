@@ -1,13 +1,14 @@
 # common.gp: terminal, colours and style shared by every jlbench figure.
 # plots/draw sets: datadir (prepared data), outfile, fmt (svg|png), and the
 # loadpath so that `load "common.gp"` finds this file. A figure that needs
-# more room sets width (pixels) before loading it.
+# more room sets width and height (pixels) before loading it.
 if (!exists("width")) width = 960
+if (!exists("height")) height = 600
 if (fmt eq "svg") {
-	set terminal svg size width,600 dynamic noenhanced font "Sans,13" \
+	set terminal svg size width,height dynamic noenhanced font "Sans,13" \
 		background rgb "white"
 } else {
-	set terminal pngcairo size width,600 noenhanced font "Sans,11" \
+	set terminal pngcairo size width,height noenhanced font "Sans,11" \
 		background rgb "white"
 }
 set output outfile

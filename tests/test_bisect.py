@@ -72,6 +72,11 @@ def test_bisect_names_the_planted_patch_and_replays(tree, tmp_path,
     assert end["event"] == "end" and end["first_bad"] == 5
     # the loop: about 3 instructions an iteration, 400 a send
     assert end["vs_parent"]["pct_change"] > 5, end
+    # the profiles name where: the loop's function, nearly all of it
+    name, diff, _, _, share = end["top_functions"][0]
+    assert name == "tcp_sendmsg" and diff > 0 and share > 0.9, end
+    assert "most changed functions against the good end: tcp_sendmsg" \
+        in p.stdout, p.stdout
     for e in steps:
         assert os.path.isfile(os.path.join(out, e["results"], "runs.csv"))
     p = run([BISECT, "--replay", str(out)], env=CALIBRATED)

@@ -97,6 +97,9 @@ def say(end):
         c = end["vs_parent"]
         print("against its parent: %+.3f%% [%+.3f, %+.3f] (%d seeds)" % (
             c["pct_change"], c["pct_ci_lo"], c["pct_ci_hi"], c["n"]))
+    if end.get("top_functions"):
+        print("most changed functions against the good end: %s"
+              % bisection.top_text(end["top_functions"]))
     if end.get("skipped"):
         print("untestable, skipped: %s" % ", ".join(
             str(i) for i in end["skipped"]))

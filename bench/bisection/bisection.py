@@ -12,7 +12,9 @@ the metric (analysis/calibration.json), is significant in the direction of
 the bad end's; both ends are checked first.
 
 Every step is a line of DIR/bisect.log (JSON): the revision, build hash,
-results dir and the per-seed figures, and each decision another (the
+results dir, the per-seed figures and the functions whose kernel
+instructions per operation changed most against the good end (the tries'
+per-function profiles, analysis/profile.py), and each decision another (the
 change against the good end, good or bad). A later invocation
 with the same DIR resumes (steps in the log are not built or run again),
 and --replay DIR decides again from the logged figures alone and checks
@@ -26,6 +28,7 @@ import sys
 import time
 
 from analysis import calibrate, stats
+from analysis import profile as fprofile
 from analysis.load import Results, per_run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -33,6 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 LOG = "bisect.log"
 DEFAULT_METRIC = "kernel_insns_per_op"
 DEFAULT_SEEDS = 6
+TOP_FUNCTIONS = 5
 
 
 class Stop(Exception):
@@ -270,6 +274,11 @@ class Bisection:
         entry["values"] = figures(resdir, o["metric"])
         if not entry["values"]:
             raise Stop("%s: no ok run has %s" % (resdir, o["metric"]))
+        if i > 0 and self.done.get(0, {}).get("results"):
+            entry["top_functions"] = top_functions(
+                os.path.join(self.out, self.done[0]["results"]), resdir,
+                o["floor_pct"])
+            say_top(name, entry["top_functions"])
         return entry
 
     def test(self, i):
@@ -323,6 +332,38 @@ class Bisection:
         return end
 
 
+def top_functions(good_dir, step_dir, floor_pct, n=TOP_FUNCTIONS):
+    """The n functions whose kernel instructions per operation changed
+    most from the good end's tries to the step's, each [name, change per
+    op, interval low, high (None: too few seeds for one), share of the
+    total change]; [] when a dir has no profiles."""
+    try:
+        rows = fprofile.top_changes(good_dir, step_dir, n,
+                                    floor_pct=floor_pct)
+    except fprofile.NoProfiles:
+        return []
+
+    def num(x, digits):
+        return round(x, digits) if x is not None and math.isfinite(x) \
+            else None
+    return [[r["name"], num(r["diff"], 2), num(r["lo"], 2),
+             num(r["hi"], 2), num(r["share"], 4)]
+            for r in rows if r["kind"] == "function"]
+
+
+def top_text(top):
+    """'name +d/op (s%), ...' of top_functions()."""
+    return ", ".join("%s %+.1f/op%s" % (
+        name, diff, "" if share is None else " (%.0f%%)" % (100 * share))
+        for name, diff, _, _, share in top)
+
+
+def say_top(name, top):
+    if top:
+        log("%s: most changed functions against the good end: %s"
+            % (name, top_text(top)))
+
+
 def figures(resdir, metric):
     """{perturbation seed: metric} of the ok runs of a results dir."""
     res = Results(resdir)
@@ -357,6 +398,7 @@ def answer(cands, first, skipped, done):
             "end" % (cands[first][2], e["variant"],
                      e["vs_good"]["pct_change"])
         out["revision"] = cands[first][2]
+        out["top_functions"] = e.get("top_functions") or []
         parent = done.get(first - 1)
         if parent and parent.get("values"):
             _, comp = decide(seed_values(e), seed_values(parent), 0, 0.0)

@@ -1,0 +1,183 @@
+"""Where a difference comes from, shown: the per-function table of a Diff
+(analysis/profile.py) for analysis/profile-diff, and REPORT.md's section
+"Where the difference comes from" (each kernel against the baseline, with
+plots/profile.svg)."""
+from analysis import fmt as F
+from analysis import profile
+from analysis.load import FormatError
+from analysis.view import head
+from lib.format import schema
+
+# Functions per comparison in REPORT.md and its figure (analysis/figures.py).
+TOP = 10
+FIGURE = "profile"
+NOT_RUN = ("Not in this run: its tries have no per-function profile "
+           "(raw/*.profile.gz), which the branch-count plugin writes for each "
+           "try of an icount run; `analysis/profile-diff` compares any two "
+           "labels of a run that has them.")
+INTRO = (
+    "An exact profile of tbench's window per kernel function (the TCG "
+    "plugin attributes every executed instruction to the function it lies "
+    "in; `[kernel]`: kernel code outside the symbol table, `[user]`: user "
+    "space, apart from the kernel total), per tbench operation. `diff/op` "
+    "is the difference of the per-op means, so the listed functions, "
+    "`other` and the total add up exactly; the total is the difference of "
+    "kernel instructions per op in \"Branch counts\". Its interval is the "
+    "headline's rule over the per-seed paired differences (the median's "
+    "distribution-free 95% interval; `~` when it holds 0 once widened by "
+    "the environment floor). `sites`: the function holds static-key "
+    "checks, executed that many times per op (counted in the jump-label "
+    "kernel; a check executes at the same places in every kernel); their "
+    "part is those executions x the difference in instructions per "
+    "disabled check (the selftest's count), the rest of the function's "
+    "difference is other code. `analysis/profile-diff` shows more "
+    "functions and the model's events.")
+
+
+# Below this a per-op figure is float noise (a try's ops are ~1e5, so
+# the smallest figure a count gives is ~1e-5): shown as 0.
+NOISE = 1e-9
+
+
+def fig(x, signed=False):
+    """A per-op figure: 2 decimals, 3 significant digits below 1."""
+    if F.missing(x):
+        return "n/a"
+    x = 0.0 if abs(x) < NOISE else x
+    spec = ("%+" if signed else "%") + (
+        ".2f" if abs(x) >= 1 or x == 0 else ".3g")
+    return spec % x
+
+
+def diff_cell(r):
+    """'+37.00 [+36.90, +37.10]': the difference and its interval."""
+    if F.missing(r["lo"]):
+        return "%s [CI n/a]" % fig(r["diff"], True)
+    return "%s [%s, %s]" % (fig(r["diff"], True), fig(r["lo"], True),
+                            fig(r["hi"], True))
+
+
+def name_cell(r, code="`"):
+    if r["kind"] == "other":
+        return "other (%d functions)" % r["functions"]
+    if r["kind"] == "total":
+        return "**total, kernel**" if code else "TOTAL, kernel"
+    if r["kind"] == "user":
+        return "%s%s%s (apart)" % (code, r["name"], code)
+    return "%s%s%s" % (code, r["name"], code)
+
+
+def sites_cells(r):
+    """(site executions per op, their part, the rest) of a row."""
+    if r["sites"] is None:
+        return ("-", "-", "-") if r["kind"] == "user" else (
+            "not counted",) * 3
+    if not r["sites"]:
+        return "", "", ""
+    if r["sites_part"] is None:
+        return fig(r["sites"]), "not counted", "not counted"
+    return fig(r["sites"]), fig(r["sites_part"], True), fig(r["rest"], True)
+
+
+def share_cell(x):
+    """A share of the total in %, '' when there is none."""
+    if x is None:
+        return ""
+    return F.pct(0.0 if abs(x) < NOISE else 100 * x, 1)
+
+
+def table(d, n, markdown=True):
+    """The n functions that changed most, other, total and [user]; the
+    columns named by the labels (markdown: REPORT.md), or A and B."""
+    rows = []
+    for r in d.rows(n):
+        sites, part, rest = sites_cells(r)
+        rows.append([name_cell(r, "`" if markdown else ""), fig(r["a"]),
+                     fig(r["b"]), diff_cell(r), r["marker"],
+                     share_cell(r["share"]),
+                     sites, part, rest])
+    a, b = ("`%s`" % profile.name(d.a), "`%s`" % profile.name(d.b)) \
+        if markdown else ("A", "B")
+    return F.table(["function", "%s/op" % a, "%s/op" % b,
+                    "diff/op [95% interval]", "", "share",
+                    "sites: execs/op", "sites' part", "rest"],
+                   rows, "lrrrcrrrr")
+
+
+def what(metric):
+    """'kernel instructions (TCG plugin)' of a profile metric."""
+    return schema.counter(profile.kernel_column(metric)).name
+
+
+def why_not_counted(d):
+    """Why a Diff has no sites' part, in a few words."""
+    if d.sites_from is None:
+        return "no kernel here counts static-key site executions (only " \
+            "a jump-label kernel with a sites file does)"
+    if d.metric not in profile.PER_CHECK:
+        return "the selftest counts a disabled check's cost in " \
+            "instructions only"
+    missing = [profile.name(t) for t, c in zip((d.a, d.b), d.per_check)
+               if c is None]
+    return "no selftest count of instructions per disabled check " \
+        "(selftest.csv `count.off_insns_per_iter`) for %s" % " and ".join(
+            "`%s`" % m for m in missing)
+
+
+def sites_line(d):
+    """The share of the total that static-key sites explain, in words."""
+    t = d.total
+    if t["sites_part"] is None:
+        return "Static-key sites: not counted (%s)." % why_not_counted(d)
+    share = (lambda x: "n/a" if not t["diff"] else
+             share_cell(x / t["diff"]).lstrip("+"))
+    ca, cb = d.per_check
+    return ("Static-key sites explain %s of the total's %s per op (%s): "
+            "%s site executions per op (counted in `%s`) x %+d "
+            "instructions per disabled check (`%s` %d, `%s` %d: "
+            "selftest.csv); the rest, "
+            "%s per op (%s), is other code." % (
+                fig(t["sites_part"], True), fig(t["diff"], True),
+                share(t["sites_part"]), fig(t["sites"]),
+                profile.name(d.sites_from), d.delta, profile.name(d.a), ca,
+                profile.name(d.b), cb, fig(t["rest"], True),
+                share(t["rest"])))
+
+
+def pairing(d):
+    """'6 pairs by perturbation seed'."""
+    return "%d pairs by %s" % (d.pairs, "perturbation seed" if d.key ==
+                               "perturb_seed" else "round")
+
+
+def text(d, n):
+    """analysis/profile-diff's output: who, the table, sites, notes."""
+    out = ["%s: %s (%s, %d profiled tries)" % (
+        tag, profile.name(t), t.res.path, len(t.runs))
+        for tag, t in (("A", d.a), ("B", d.b))]
+    out += ["%s per tbench operation, B - A; %s%s" % (
+        what(d.metric), pairing(d), ", environment floor %s per op" %
+        fig(d.floor) if d.floor else ""), "",
+        table(d, n, markdown=False), "", sites_line(d)]
+    out += ["note: " + x for x in d.notes()]
+    return "\n".join(out) + "\n"
+
+
+def section(res, st, figure):
+    """REPORT.md's section; figure: the lines linking plots/profile."""
+    try:
+        diffs = profile.against_baseline(res)
+    except FormatError as e:
+        return "Not shown: %s." % e
+    if not diffs:
+        if not profile.has_profiles(res):
+            return NOT_RUN
+        return "No comparison: no `%s` runs with a profile." % res.baseline
+    out = [INTRO]
+    for d in diffs:
+        out += ["", head(st, "`%s` against `%s`: the functions that "
+                         "changed most" % (d.b.label, d.a.label)),
+                "", sites_line(d) + " %s." % pairing(d).capitalize(), "",
+                table(d, TOP)]
+        out += ["", "; ".join(d.notes()) + "."] if d.notes() else []
+    return "\n".join(out + [""] + figure)
