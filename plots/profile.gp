@@ -3,7 +3,7 @@
 # most, ranked, B - A with the interval of the median per-seed difference
 # (analysis/profile.py); red bars: functions with static-key sites.
 load datadir."/profile.vars"
-height = 120 + 330 * nprof
+height = 150 + 330 * nprof
 width = 1100
 load "common.gp"
 set multiplot layout nprof, 1 \
@@ -17,8 +17,9 @@ set xlabel "difference per op (B - A), 95% interval"
 set yrange [ntop + 0.6:0.4]
 set ytics nomirror scale 0 font ",10"
 set offsets graph 0.12, graph 0.12, 0, 0
-set key bottom right font ",10"
 do for [p=1:nprof] {
+	# one key, below the last panel
+	if (p < nprof) { unset key } else { set key outside bottom center horizontal font ",10"; set bmargin 5 }
 	f = datadir.sprintf("/profile_%d.dat", p)
 	set title value(sprintf("ptitle%d", p))
 	# the values as labels (set label: a labels plot whose points are all
