@@ -240,7 +240,10 @@ def test_dry_run_with_the_model_gives_the_plugin_its_arguments(setup):
         spec = next(c for c in cmds if "/%s/" % v in c).split(
             "-plugin ")[1].split()[0]
         assert ",model=on,l1i=32768:8,l1d=49152:12," in spec
-        assert spec.endswith(",keys=RESULTS/keys/%s.txt" % v)
+        assert ",keys=RESULTS/keys/%s.txt," % v in spec
+        # every icount try writes its per-function profile
+        assert ",symbols=CACHE/profile-symbols/" in spec
+        assert spec.endswith(".profile") and ",profile=RESULTS/raw/" in spec
 
 
 def test_dry_run_shows_the_append_words_on_every_kernel_command_line(setup):
