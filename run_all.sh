@@ -45,6 +45,10 @@
 #                          hardware cost"; several times the runs' wall
 #                          time), with --model-set NAME=VALUE (repeatable,
 #                          bench/run --help lists the parameters)
+#   --model-preset NAME    --model with a core preset's parameters:
+#                          nehalem (2008-2011), zen4 or goldencove (each
+#                          figure's source in docs/model.md); --model-set
+#                          changes single ones on top
 #   --accel MODE           auto|kvm|tcg|icount (default: auto)
 #   --config NAME          kernel base config: full (default), smoke (the
 #                          test suite's, a quick answer) or distro
@@ -171,7 +175,7 @@ while [[ $# -gt 0 ]]; do
 		bench_args+=("$1")
 		shift
 		;;
-	--model-set)
+	--model-set | --model-preset)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		bench_args+=("$1" "$2")
 		shift 2

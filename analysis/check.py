@@ -180,8 +180,8 @@ def check_raw(path):
     if not rows or any(c not in header for c in KEY_COLUMNS):
         return chk
     events = [c[len("perf_"):] for c in header if c.startswith("perf_")]
-    ctx = {"compared": [c for c in rawtry.columns(events, model=True)
-                        if c in header],
+    ctx = {"compared": [c for c in rawtry.columns(events) + [
+        m.column for m in schema.MODEL_COUNTERS] if c in header],
            "events": events,
            "counters": set(schema.counter_columns(header)),
            "plugin": _meta_plugin(path),
@@ -267,7 +267,7 @@ def _check_row(chk, r, ctx):
         why = _problem(r.row[c], c in ctx["counters"]) \
             if r.ok and c not in ("status", "reason") else ""
         src = r.rel + ".counts" if c in schema.PLUGIN_COLUMNS \
-            + schema.MODEL_COLUMNS else r.log
+            or schema.is_model(c) else r.log
         if not _same(r.row[c], got.cells.get(c)):
             r.add(chk, c, r.row[c], src, got.cells.get(c),
                   "%s is %s%s, but %s gives %s"

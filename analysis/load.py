@@ -172,8 +172,8 @@ def model_cycles(runs, meta):
     it needs is one, else the first textual marker (not-counted), empty
     where the run has no figures."""
     penalties = (meta.get("model") or {}).get("penalties")
-    need = list(model.INSNS) + [c for cols in model.PENALTY_EVENTS.values()
-                                for c in cols]
+    need = list(model.INSNS) + [c for name in penalties or ()
+                                for c in model.PENALTY_EVENTS[name]]
     if not penalties or any(c not in runs.columns for c in need):
         return runs
 

@@ -7,12 +7,15 @@ accesses of each kernel, and analysis turns them into modelled cycles =
 instructions + penalty x events (analysis/load.py). Every figure here is a
 model's, labelled so: not a measurement of any CPU.
 """
+from collections import namedtuple
+
 from analysis import fmt as F
 from analysis.view import comparisons, head, metric
 from lib import model
 from lib.format import schema
 
-# Rows of the per-operation table: (title, runs.csv columns summed).
+# Rows of the per-operation table: (title, runs.csv columns summed); the
+# last ones only in runs with the option that counts them (OPTION_ROWS).
 ROWS = [
     ("conditional branches", ("kernel_branches", "user_branches")),
     ("mispredictions", model.PENALTY_EVENTS["mispredict"]),
@@ -24,12 +27,26 @@ ROWS = [
     ("static-key word accesses", ("key_accesses",)),
     ("static-key word L1D misses", ("key_misses",)),
     ("branches left unresolved", ("branches_unresolved",)),
+    ("L1I and L1D misses that missed the L2 too",
+     model.PENALTY_EVENTS["l2_miss"]),
 ]
-# Parts of the modelled cycles: (title, columns, penalty name or None).
-PARTS = [("instructions", model.INSNS, None)] + [
-    ("%s x %s" % (p.name, "+".join(model.PENALTY_EVENTS[p.name])),
-     model.PENALTY_EVENTS[p.name], p.name) for p in model.PENALTIES]
+OPTION_ROWS = {"L1I and L1D misses that missed the L2 too": "l2"}
+# Parts of the modelled cycles: title (the report's), columns, penalty
+# name (None: the instructions) and label (the plot's).
+Part = namedtuple("Part", "title columns penalty label")
+LABELS = {"mispredict": "mispredictions", "btb_miss": "BTB misses",
+          "l1i_miss": "L1I misses", "l1d_miss": "L1D misses",
+          "l2_miss": "L2 misses"}
+PARTS = [Part("instructions", model.INSNS, None, "instructions")] + [
+    Part("%s x %s" % (p.name, "+".join(model.PENALTY_EVENTS[p.name])),
+         model.PENALTY_EVENTS[p.name], p.name, LABELS[p.name])
+    for p in model.PENALTIES + model.OPTION_PENALTIES]
 CYCLES = schema.MODEL_CYCLES.column + "_per_op"
+
+
+def parts(penalties):
+    """The PARTS of a run with these penalties (meta.json's)."""
+    return [p for p in PARTS if p.penalty is None or p.penalty in penalties]
 
 
 def present(st):
@@ -55,7 +72,7 @@ def breakdown(st, penalties):
     out = {}
     for lab in st["groups"]["main"]:
         out[lab] = []
-        for title, cols, pen in PARTS:
+        for title, cols, pen, _ in parts(penalties):
             v = per_op(st, lab, cols)
             out[lab].append((title, None if v is None else
                              v * (penalties[pen] if pen else 1)))
@@ -82,10 +99,11 @@ def _cycles_table(st):
                    "lrrrrl")
 
 
-def _events_table(st):
+def _events_table(st, meta):
     main = st["groups"]["main"]
     rows = [[title] + [_cell(per_op(st, lab, cols)) for lab in main]
-            for title, cols in ROWS]
+            for title, cols in ROWS if title not in OPTION_ROWS
+            or OPTION_ROWS[title] in meta["geometry"]]
     return F.table(["per tbench operation (kernel + user)"]
                    + ["`%s`" % lab for lab in main], rows,
                    "l" + "r" * len(main))
@@ -93,9 +111,9 @@ def _events_table(st):
 
 def _parts_table(st, penalties):
     main = st["groups"]["main"]
-    parts = breakdown(st, penalties)
-    rows = [[title] + [_cell(parts[lab][i][1]) for lab in main]
-            for i, (title, _, _) in enumerate(PARTS)]
+    got = breakdown(st, penalties)
+    rows = [[p.title] + [_cell(got[lab][i][1]) for lab in main]
+            for i, p in enumerate(parts(penalties))]
     return F.table(["modelled cycles / op from"]
                    + ["`%s`" % lab for lab in main], rows,
                    "l" + "r" * len(main))
@@ -132,25 +150,46 @@ def validation(selftest):
                         + ["`%s`" % v for v in variants], table)))
 
 
+def _selftest_model(meta, selftest):
+    """A note when this run's model is not the one its selftest boots ran
+    (bench/model/knownanswers.py: the default)."""
+    default = model.meta(model.settings(()))["geometry"]
+    if selftest is None or meta["geometry"] == default or \
+            not (selftest["name"] == "model.params").any():
+        return ""
+    return (
+        " The selftest boots run the default model (their `params` row), "
+        "not this run's.")
+
+
 def _parameters(meta):
     g, p = meta["geometry"], meta["penalties"]
     keys = meta.get("keys") or {}
     words = ", ".join("`%s` %d" % (v, k["words"]) for v, k in keys.items()
                       if isinstance(k, dict) and "words" in k)
-    return ("Model (meta.json `model`): L1I %s, L1D %s (bytes:ways, %s-byte "
-            "lines, true LRU), gshare %s (counters:history bits), BTB %s "
-            "(entries:ways); penalties in cycles: %s. Static-key words "
-            "counted: %s." % (
-                g["l1i"], g["l1d"], g["line"], g["bp"], g["btb"],
+    predictor = "TAGE-like %s (base:tables:entries:tag bits:histories)" \
+        % g["tage"] if "tage" in g else \
+        "gshare %s (counters:history bits)" % g["bp"]
+    return ("Model (meta.json `model`%s): L1I %s, L1D %s%s (bytes:ways, "
+            "%s-byte lines, true LRU)%s, %s, BTB %s (entries:ways); "
+            "penalties in cycles: %s. Static-key words counted: %s." % (
+                ", preset `%s`" % meta["preset"] if meta.get("preset")
+                else "", g["l1i"], g["l1d"],
+                ", L2 %s" % g["l2"] if "l2" in g else "", g["line"],
+                ", next-line L1I prefetch" if "iprefetch" in g else "",
+                predictor, g["btb"],
                 ", ".join("%s %d" % kv for kv in p.items()),
                 words or keys.get("note", "none")))
 
 
 LEAVES_OUT = (
     "What the model leaves out: out-of-order overlap (a real core hides "
-    "part of each penalty), prefetchers, SMT, L2/L3 and memory, TLBs, the "
-    "real penalties of any CPU, return and indirect-branch prediction, and "
-    "the host's own caches (the guest runs in an emulator).")
+    "part of each penalty), prefetchers (but the L1I's next-line one, an "
+    "option), SMT, an L3 and memory (an L1 "
+    "miss costs an L2 hit, and with the model's L2 an L2 miss an L3 hit), "
+    "TLBs, the real penalties of any CPU, return and indirect-branch "
+    "prediction, and the host's own caches (the guest runs in an "
+    "emulator).")
 NOT_RUN = ("Not in this run: `bench/run --model` (or `./run_all.sh "
            "--model`) adds a modelled branch predictor and L1 caches "
            "(bench/plugin/README.md, \"Model\").")
@@ -163,7 +202,7 @@ def section(st, res):
         return NOT_RUN
     return "\n".join([
         "**Modelled, not measured**: the plugin ran a model of a core's "
-        "branch predictor and L1 caches over each guest's instruction and "
+        "branch predictor and caches over each guest's instruction and "
         "memory streams inside tbench's window. " + _parameters(meta), "",
         head(st, "Modelled cycles per tbench operation, %% vs %s"
              % st["baseline"]), "",
@@ -173,12 +212,13 @@ def section(st, res):
         head(st, "Model events per tbench operation"), "",
         F.details("Branches, mispredictions, BTB, L1I and L1D figures and "
                   "static-key word accesses per operation, by kernel",
-                  _events_table(st)), "",
+                  _events_table(st, meta)), "",
         head(st, "Where the modelled cycles come from"), "",
         _parts_table(st, meta["penalties"]), "",
-        validation(res.selftest), "",
+        validation(res.selftest) + _selftest_model(meta, res.selftest), "",
         LEAVES_OUT + " Branch outcomes an interrupt or exception cut off "
-        "are left unresolved (the last row of the events)."])
+        "are left unresolved (the events' row \"branches left "
+        "unresolved\")."])
 
 
 def confound(st):

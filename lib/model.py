@@ -14,12 +14,17 @@ recorded in meta.json's "model":
 - OPTIONS: structures off unless set (an L2, next-line L1I prefetch, a
   TAGE-like predictor instead of gshare): passed to the plugin, and
   recorded in the geometry, only when set, so a run without them is what
-  it was; the core presets are to set them (docs/model.md);
+  it was; the core presets set them;
 - PENALTIES: cycles charged per event when analysis turns the counts into
-  modelled cycles = instructions + sum of penalty x events.
+  modelled cycles = instructions + sum of penalty x events; the L2's
+  (OPTION_PENALTIES) only in runs with l2=.
 The defaults resemble a current x86-64 core (e.g. Zen 4 or Golden Cove:
 32 KiB 8-way L1I and L1D, 64-byte lines, a mispredict costs 13-17 cycles,
 an L1 miss that hits L2 about 14).
+
+PRESETS (`--model-preset NAME`) set every parameter after a published
+core (docs/model.md has the table with the source of each figure);
+--model-set changes single parameters on top of one.
 """
 from collections import namedtuple
 
@@ -58,19 +63,110 @@ PENALTIES = [
     Param("l1i_miss", "14", "cycles per L1I miss (served by L2)"),
     Param("l1d_miss", "14", "cycles per L1D miss (served by L2)"),
 ]
-# The event of each penalty: (kernel, user) runs.csv columns.
+# Penalties of an option, charged only in runs with it (OPTION_OF).
+OPTION_PENALTIES = [
+    Param("l2_miss", "36", "cycles per L1I or L1D miss that also misses "
+          "the L2, on top of l1i_miss or l1d_miss (the model has no L3: "
+          "taken as an L3 hit); only with l2="),
+]
+OPTION_OF = {"l2_miss": "l2"}
+# The events of each penalty: runs.csv columns (kernel, user).
 PENALTY_EVENTS = {
     "mispredict": ("kernel_mispredicts", "user_mispredicts"),
     "btb_miss": ("kernel_btb_misses", "user_btb_misses"),
     "l1i_miss": ("kernel_l1i_misses", "user_l1i_misses"),
     "l1d_miss": ("kernel_l1d_misses", "user_l1d_misses"),
+    "l2_miss": ("kernel_l2i_misses", "user_l2i_misses",
+                "kernel_l2d_misses", "user_l2d_misses"),
 }
 INSNS = ("kernel_insns", "user_insns")
-NAMES = [p.name for p in GEOMETRY + OPTIONS + PENALTIES]
+ALL = GEOMETRY + OPTIONS + PENALTIES + OPTION_PENALTIES
+NAMES = [p.name for p in ALL]
+
+# Core presets: every parameter after a published core, each figure with
+# its source (REFERENCES) or, where none is published, "assumed" and why
+# (docs/model.md shows the table, preset_table()).
+Preset = namedtuple("Preset", "core values sources")
+REFERENCES = {
+    "agner": "Agner Fog, The microarchitecture of Intel, AMD and VIA CPUs "
+             "(agner.org/optimize), Nehalem: \"the measured misprediction "
+             "penalty is at least 17 clock cycles\"; Sandy Bridge's BTB "
+             "\"is bigger than in Nehalem according to unofficial "
+             "rumors\" (no size for either)",
+    "nhm-caches": "Nehalem's caches: 32 KB 4-way L1I, 32 KB 8-way L1D, "
+                  "256 KB 8-way L2 of 64-byte lines, L2 10 cycles, L3 40 "
+                  "(course notes: openbooks.link/?p=11728, redirect.cs.umbc"
+                  ".edu/~olano/class/611-16-2/hw5.html; the sizes also in "
+                  "hardwaresecrets.com, Inside Intel Nehalem "
+                  "Microarchitecture p. 3); L3 load to use 30-40 "
+                  "cycles according to Intel's architects (D. Kanter, Real "
+                  "World Technologies, Inside Nehalem, as quoted on "
+                  "forums.tomshardware.com)",
+    "amd-sog": "AMD Software Optimization Guide for the Family 19h (Zen 4) "
+               "Microarchitecture, pub. 57647, sec. 2.8: \"the branch "
+               "misprediction penalty is in the range from 11 to 18 cycles "
+               "... the common case penalty is 13 cycles\" (as quoted in "
+               "LLVM's X86ScheduleZnver4.td)",
+    "zen4-caches": "Zen 4: 32 KB 8-way L1I and L1D, 1 MB 8-way L2 "
+                   "(meterpreter.org, Zen 4 L2 cache will double); L2 "
+                   "latency 14 cycles, L3 50 (airvers.com, from Chiakokhua's "
+                   "table)",
+    "zen4-btb": "AnandTech, Ryzen 9 7950X review p. 8: L1 BTB 1.5K, L2 BTB "
+                "7K entries",
+    "gc-caches": "Golden Cove: 32 KiB 8-way L1I, 48 KiB 12-way L1D, "
+                 "1.25 MiB 10-way L2 (client; hardwaretimes.com, Sapphire "
+                 "Rapids cache hierarchy, from a Linux patch); L1D 64 sets "
+                 "x 12 ways (so 64-byte lines), 5 cycles, L2 about 15 "
+                 "(Chips and Cheese, Going Armchair Quarterback on Golden "
+                 "Cove's Caches, 2022-02-11)",
+    "gc-btb": "Intel Architecture Day 2021: 12K branch targets, up from 5K "
+              "(overclock-then-game.com, Alder Lake-S review p. 3)",
+    "llvm-adlp": "LLVM X86SchedAlderlakeP.td and X86SchedSapphireRapids.td: "
+                 "MispredictPenalty = 14 (a compiler's cost model, not a "
+                 "measurement; no vendor figure found)",
+    "assumed": "not published: an assumption (docs/model.md says why)",
+}
+# Figures no vendor publishes, the same in every preset.
+_ASSUMED = {"btb_miss": "assumed", "iprefetch": "assumed"}
+PRESETS = {
+    "nehalem": Preset(
+        "Intel Nehalem/Westmere class, 2008-2011",
+        {"l1i": "32768:4", "l1d": "32768:8", "line": "64",
+         "l2": "262144:8", "bp": "4096:12", "tage": OFF, "btb": "2048:4",
+         "iprefetch": "next-line", "mispredict": "17", "btb_miss": "5",
+         "l1i_miss": "10", "l1d_miss": "10", "l2_miss": "30"},
+        dict(_ASSUMED, l1i="nhm-caches", l1d="nhm-caches", l2="nhm-caches",
+             line="nhm-caches", bp="assumed", tage="assumed", btb="assumed",
+             mispredict="agner",
+             l1i_miss="nhm-caches", l1d_miss="nhm-caches",
+             l2_miss="nhm-caches")),
+    "zen4": Preset(
+        "AMD Zen 4 class, 2022",
+        {"l1i": "32768:8", "l1d": "32768:8", "line": "64",
+         "l2": "1048576:8", "tage": "8192:8:2048:12:4:640",
+         "btb": "7168:7", "iprefetch": "next-line", "mispredict": "13",
+         "btb_miss": "5", "l1i_miss": "14", "l1d_miss": "14",
+         "l2_miss": "36"},
+        dict(_ASSUMED, l1i="zen4-caches", l1d="zen4-caches", line="assumed",
+             l2="zen4-caches", tage="assumed", btb="zen4-btb",
+             mispredict="amd-sog", l1i_miss="zen4-caches",
+             l1d_miss="zen4-caches", l2_miss="zen4-caches")),
+    "goldencove": Preset(
+        "Intel Golden Cove class, Alder Lake's P-core, 2021",
+        {"l1i": "32768:8", "l1d": "49152:12", "line": "64",
+         "l2": "1310720:10", "tage": "8192:8:2048:12:4:640",
+         "btb": "12288:12", "iprefetch": "next-line", "mispredict": "14",
+         "btb_miss": "5", "l1i_miss": "15", "l1d_miss": "15",
+         "l2_miss": "45"},
+        dict(_ASSUMED, l1i="gc-caches", l1d="gc-caches", l2="gc-caches",
+             line="gc-caches", tage="assumed", btb="gc-btb",
+             mispredict="llvm-adlp", l1i_miss="gc-caches",
+             l1d_miss="gc-caches", l2_miss="assumed")),
+}
 
 
 class ModelError(ValueError):
-    """A bad --model-set."""
+    """A bad --model-set or --model-preset."""
 
 
 def _check(name, value):
@@ -88,10 +184,16 @@ def _check(name, value):
         raise ModelError("--model-set %s=%s: want %s" % (name, value, form))
 
 
-def settings(pairs):
-    """{name: value} of every parameter from the defaults and the
-    NAME=VALUE strings of --model-set (later ones win)."""
-    out = {p.name: p.default for p in GEOMETRY + OPTIONS + PENALTIES}
+def settings(pairs, preset=None):
+    """{name: value} of every parameter from the defaults, the preset's
+    values (a PRESETS name, or None) and the NAME=VALUE strings of
+    --model-set (later ones win)."""
+    out = {p.name: p.default for p in ALL}
+    if preset is not None:
+        if preset not in PRESETS:
+            raise ModelError("--model-preset %s: no such preset; known: %s"
+                             % (preset, ", ".join(sorted(PRESETS))))
+        out.update(PRESETS[preset].values)
     given = set()
     for pair in pairs or ():
         name, sep, value = pair.partition("=")
@@ -103,7 +205,7 @@ def settings(pairs):
         given.add(name)
     if out["tage"] != OFF and "bp" in given:
         raise ModelError("--model-set bp= is gshare's and tage= replaces "
-                         "gshare: give one of them")
+                         "gshare: give one of them (tage=off for gshare)")
     return out
 
 
@@ -117,15 +219,26 @@ def _geometry(values):
     return out
 
 
-def meta(values):
-    """meta.json's "model" entry of a run with the model."""
-    return {
+def _penalties(values):
+    """The penalties of values' run: PENALTIES, then those of the options
+    it has."""
+    return PENALTIES + [p for p in OPTION_PENALTIES
+                        if values.get(OPTION_OF[p.name], OFF) != OFF]
+
+
+def meta(values, preset=None):
+    """meta.json's "model" entry of a run with the model (with the preset's
+    name when it started from one)."""
+    pens = _penalties(values)
+    out = {"preset": preset} if preset else {}
+    out.update({
         "geometry": _geometry(values),
-        "penalties": {p.name: int(values[p.name]) for p in PENALTIES},
+        "penalties": {p.name: int(values[p.name]) for p in pens},
         "cycles": "instructions + " + " + ".join(
             "%s x %s" % (p.name, "+".join(PENALTY_EVENTS[p.name]))
-            for p in PENALTIES),
-    }
+            for p in pens),
+    })
+    return out
 
 
 def plugin_args(model_meta, keys_file=None):
@@ -140,14 +253,36 @@ def plugin_args(model_meta, keys_file=None):
 
 def cycles(figures, penalties):
     """Modelled cycles from {column: int} figures of one run: instructions
-    plus each penalty times its events, kernel and user."""
-    total = figures[INSNS[0]] + figures[INSNS[1]]
-    for name, cols in PENALTY_EVENTS.items():
-        total += penalties[name] * (figures[cols[0]] + figures[cols[1]])
-    return total
+    plus each of its penalties ({name: cycles}) times its events."""
+    return sum(figures[c] for c in INSNS) + sum(
+        pen * sum(figures[c] for c in PENALTY_EVENTS[name])
+        for name, pen in penalties.items())
 
 
 def help_text():
     """--model-set's help: every parameter with its default."""
     return "; ".join("%s (%s, default %s)" % (p.name, p.doc, p.default)
-                     for p in GEOMETRY + OPTIONS + PENALTIES)
+                     for p in ALL)
+
+
+def preset_help():
+    """--model-preset's help: every preset with what it stands for."""
+    return "; ".join("%s (%s)" % (name, p.core)
+                     for name, p in sorted(PRESETS.items()))
+
+
+def preset_table():
+    """docs/model.md's table of the presets (Markdown): each parameter's
+    value and source in every preset, then the sources."""
+    rows = ["| parameter | %s |" % " | ".join("`%s`" % n for n in PRESETS),
+            "|---|%s" % ("---|" * len(PRESETS))]
+    for p in ALL:
+        rows.append("| `%s` | %s |" % (p.name, " | ".join(
+            "%s [%s]" % (x.values[p.name], x.sources[p.name])
+            if p.name in x.values else "-" for x in PRESETS.values())))
+    refs = ["- [%s] %s" % kv for kv in REFERENCES.items()]
+    return "\n".join(rows + [""] + refs)
+
+
+if __name__ == "__main__":
+    print(preset_table())

@@ -96,6 +96,7 @@ def test_runs_csv_headers_are_the_schemas(tmp_path):
         want += [c for c in schema.PLUGIN_COLUMNS if c in cols]
         if any(c in cols for c in schema.MODEL_COLUMNS):
             want += schema.MODEL_COLUMNS    # bench/run --model
+            want += [c for c in schema.L2_COLUMNS if c in cols]  # its l2=
         assert cols == want, path
         assert {c.column for c in schema.PLUGIN_COUNTERS if c.required} \
             <= set(cols), path

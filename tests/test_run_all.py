@@ -67,6 +67,7 @@ def test_user_variant_runs_beside_its_built_in(tmp_path):
     (["--s390x", "bogus"], "--s390x takes jump-label, all or none"),
     (["--jobs"], "--jobs needs a value"),
     (["--append"], "--append needs a value"),
+    (["--model-preset"], "--model-preset needs a value"),
     (["--bogus"], "unknown option '--bogus'"),
 ])
 def test_usage_errors(args, msg):

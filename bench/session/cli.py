@@ -257,8 +257,13 @@ def parser():
            "L1 caches and counts static-key word accesses (several times "
            "the wall time: bench/plugin/bench-cost); REPORT.md then has a "
            "\"Modelled hardware cost\" section")
+    a("--model-preset", metavar="NAME",
+      help="--model with every parameter of a core preset (docs/model.md "
+           "has each figure's source; --model-set changes single ones on "
+           "top): " + model.preset_help())
     a("--model-set", action="append", metavar="NAME=VALUE",
-      help="a parameter of --model (repeatable): " + model.help_text())
+      help="a parameter of --model (repeatable; after --model-preset's): "
+           + model.help_text())
     a("--retries", type=int_range(0, 10), default=2, metavar="N",
       help="extra tries per run after a failure (default: 2)")
     a("--probe-timeout", type=positive_float, metavar="S",
@@ -277,7 +282,7 @@ def parser():
 # Options that define a plan; --resume takes them from the results dir.
 PLAN_OPTIONS = ("profile", "boots", "clients", "seconds", "variants", "seed",
                 "smp", "baseline", "aa", "no_aa", "perf", "no_plugin", "model",
-                "model_set")
+                "model_preset", "model_set")
 
 
 def parse(argv):
@@ -303,14 +308,18 @@ def parse(argv):
     problem = slurm.check_args(args)
     if problem:
         raise UsageError(problem)
-    if args.model_set and not args.model:
+    if args.model_set and not (args.model or args.model_preset):
         raise UsageError("--model-set sets a parameter of --model; add "
-                         "--model")
+                         "--model or --model-preset")
+    opt = "--model-preset" if args.model_preset else "--model"
+    args.model = args.model or args.model_preset is not None
     if args.model and (args.no_plugin or args.accel in ("kvm", "tcg")):
-        raise UsageError("--model runs in the TCG plugin, in icount mode: "
-                         "drop --no-plugin and use --accel icount or auto")
+        raise UsageError("%s runs in the TCG plugin, in icount mode: "
+                         "drop --no-plugin and use --accel icount or auto"
+                         % opt)
     try:
-        args.model_settings = model.settings(args.model_set)
+        args.model_settings = model.settings(args.model_set,
+                                             args.model_preset)
     except model.ModelError as e:
         raise UsageError(str(e))
     if args.aa is not None and args.no_aa:

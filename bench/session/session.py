@@ -338,7 +338,8 @@ def _meta(args, setup, runs, builds, images, qemu_bin):
         "images": {v: {"path": images[v].path, "hash": images[v].hash}
                    for v in variants},
         "plugin": {"path": setup.plugin, "note": setup.plugin_note},
-        "model": model.meta(args.model_settings) if args.model else None,
+        "model": model.meta(args.model_settings, args.model_preset)
+        if args.model else None,
     }
 
 
@@ -348,7 +349,7 @@ def _create(args, meta, the_plan, builds, images, qemu_bin, probe_log, log):
     root = args.results_root or os.path.join(ROOT, "results")
     resdir = results.ResultsDir.create(
         _new_dir(root, meta["git"]["short"]),
-        meta["protocol"]["perf_events"], model=bool(meta["model"]))
+        meta["protocol"]["perf_events"], model=meta["model"])
     if os.path.exists(probe_log):
         # a move, not a rename: the temp dir may be on another filesystem
         shutil.move(probe_log, os.path.join(resdir.raw, "probe-kvm.log"))

@@ -40,12 +40,11 @@ class Derived:
         self.warnings = warnings
 
 
-def columns(perf_events, model=False):
+def columns(perf_events, model=None):
     """The runs.csv columns that derive() fills (plugin columns included,
-    the model's when model)."""
+    the model's of meta.json's "model" entry model, if any)."""
     return (list(VERDICT_COLUMNS) + list(results.figures({}, perf_events))
-            + schema.PLUGIN_COLUMNS
-            + (schema.MODEL_COLUMNS if model else []))
+            + schema.PLUGIN_COLUMNS + schema.model_columns(model))
 
 
 def derive(base, perf_events, plugin, ended):

@@ -89,7 +89,9 @@ class ResultsDir:
         self.columns = columns
 
     @classmethod
-    def create(cls, path, perf_events, model=False):
+    def create(cls, path, perf_events, model=None):
+        """A new results dir at path (runs.csv with the columns of
+        perf_events and of model, meta.json's "model" entry)."""
         os.makedirs(os.path.join(path, "raw"))
         self = cls(path, schema.run_columns(perf_events, model=model))
         _append(self.runs_csv, _csv_line(self.columns))

@@ -152,8 +152,27 @@ MODEL_COUNTERS = [
     _model("key_misses", "misses", "static-key word L1D misses"),
     _model("branches_unresolved", "branches",
            "conditional branches left unresolved"),
+    # with the model's L2 only (l2=): the L1 misses that missed it too
+    _model("kernel_l2i_misses", "misses", "kernel L1I misses missing the L2"),
+    _model("user_l2i_misses", "misses", "user L1I misses missing the L2"),
+    _model("kernel_l2d_misses", "misses", "kernel L1D misses missing the L2"),
+    _model("user_l2d_misses", "misses", "user L1D misses missing the L2"),
 ]
-MODEL_COLUMNS = [c.column for c in MODEL_COUNTERS]
+L2_COLUMNS = ["kernel_l2i_misses", "user_l2i_misses", "kernel_l2d_misses",
+              "user_l2d_misses"]
+# The columns of every run with the model, and of those with its L2.
+MODEL_COLUMNS = [c.column for c in MODEL_COUNTERS
+                 if c.column not in L2_COLUMNS]
+
+
+def model_columns(model):
+    """runs.csv's columns of the model in a run with meta.json's "model"
+    entry model (none when it is None)."""
+    if not model:
+        return []
+    return MODEL_COLUMNS + (L2_COLUMNS if "l2" in model["geometry"] else [])
+
+
 # Modelled cycles: a counter analysis derives from the columns above and
 # meta.json's penalties (analysis/load.py); never a runs.csv column.
 MODEL_CYCLES = Counter("model_cycles", "model_cycles", "cycles",
@@ -163,7 +182,7 @@ MODEL_CYCLES = Counter("model_cycles", "model_cycles", "cycles",
 
 def is_model(column):
     """The column is one of the model's counters (modelled cycles too)."""
-    return column in MODEL_COLUMNS + [MODEL_CYCLES.column]
+    return column in [c.column for c in MODEL_COUNTERS + [MODEL_CYCLES]]
 
 
 # perf events (`bench/run --perf`) with more to say than their name; any
@@ -208,13 +227,13 @@ def counter_columns(columns):
                + [MODEL_CYCLES] if c.column in columns])
 
 
-def run_columns(perf_events, later=True, model=False):
+def run_columns(perf_events, later=True, model=None):
     """runs.csv's header for a run counting perf_events, with the model's
-    columns when model (later=False: as in dirs from before the later
-    columns)."""
+    columns when model (meta.json's "model" entry; later=False: as in dirs
+    from before the later columns)."""
     return ([c.name for c in RUN_COLUMNS if later or not c.later]
             + [perf_column(e) for e in perf_events] + PLUGIN_COLUMNS
-            + (MODEL_COLUMNS if model else []))
+            + model_columns(model))
 
 
 def required_columns():

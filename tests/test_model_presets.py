@@ -1,0 +1,265 @@
+"""Core presets of the model (lib/model.py PRESETS, `--model-preset`): each
+resolves to plugin arguments the plugin's own parser accepts, --model-set
+changes them, bench/run refuses what it cannot run, the default --model is
+the one it always was, the L2 penalty charges the L2's misses, and
+docs/model.md shows the presets' table; REPORT.md and plots/modelled.svg
+of a run with a preset."""
+import re
+import sys
+
+import pandas as pd
+import pytest
+
+from conftest import PYTHON, ROOT, run
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
+import synth  # noqa: E402
+
+from analysis import load  # noqa: E402
+from bench.session import cli  # noqa: E402
+from lib import model  # noqa: E402
+from lib.format import schema  # noqa: E402
+from test_analysis import AR, JL, PER_OP  # noqa: E402
+
+PLUGIN = ROOT / "bench" / "plugin"
+BASE = ["--builds", "b.tsv", "--initramfs", "i.img"]
+# The default --model's plugin arguments and meta.json entry since it
+# exists (results/20261204T002037Z-5f33c7b ran with them): pinned.
+DEFAULT_ARGS = ("model=on", "l1i=32768:8", "l1d=32768:8", "line=64",
+                "bp=4096:12", "btb=4096:4")
+DEFAULT_META = {
+    "geometry": {"l1i": "32768:8", "l1d": "32768:8", "line": "64",
+                 "bp": "4096:12", "btb": "4096:4"},
+    "penalties": {"mispredict": 15, "btb_miss": 5, "l1i_miss": 14,
+                  "l1d_miss": 14},
+    "cycles": "instructions + mispredict x kernel_mispredicts+"
+              "user_mispredicts + btb_miss x kernel_btb_misses+"
+              "user_btb_misses + l1i_miss x kernel_l1i_misses+"
+              "user_l1i_misses + l1d_miss x kernel_l1d_misses+"
+              "user_l1d_misses"}
+# Builds the plugin's model from argument lists (each one comma-joined
+# argv word) with its own parser and setup: "ok" or the plugin's message.
+CHECK_C = r"""
+#include <stdio.h>
+#include <string.h>
+#include "modelcfg.h"
+
+int main(int argc, char **argv)
+{
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        struct model_cfg c;
+        struct model m;
+        char err[512] = "", *arg;
+        int bad = 0;
+
+        model_cfg_defaults(&c);
+        for (arg = strtok(argv[i], ","); arg; arg = strtok(NULL, ","))
+            if (model_cfg_arg(&c, arg, err, sizeof(err)) != 1)
+                bad = 1;
+        if (!bad && model_setup(&m, &c, err, sizeof(err)) == 0) {
+            model_free(&m);
+            printf("ok\n");
+        } else {
+            printf("%s\n", err[0] ? err : "not a model argument");
+        }
+    }
+    return 0;
+}
+"""
+
+
+def resolve(preset, pairs=()):
+    return model.meta(model.settings(pairs, preset), preset)
+
+
+def test_the_default_model_is_unchanged():
+    m = model.meta(model.settings(()))
+    assert m == DEFAULT_META
+    assert model.plugin_args(m) == DEFAULT_ARGS
+    args = cli.parse(BASE + ["--model"])
+    assert model.meta(args.model_settings, args.model_preset) == DEFAULT_META
+    assert schema.model_columns(m) == schema.MODEL_COLUMNS
+
+
+@pytest.mark.parametrize("name", sorted(model.PRESETS))
+def test_each_preset_sets_every_parameter_with_a_source(name):
+    p = model.PRESETS[name]
+    assert set(p.values) | {"bp"} == set(model.NAMES)
+    assert set(p.sources) == set(p.values)
+    assert set(p.sources.values()) <= set(model.REFERENCES)
+    for k, v in p.values.items():
+        model._check(k, v)
+    m = resolve(name)
+    assert m["preset"] == name
+    args = model.plugin_args(m)
+    for k, v in p.values.items():
+        if k in model.PENALTY_EVENTS:
+            assert m["penalties"][k] == int(v), k
+        elif v == model.OFF:
+            assert not [a for a in args if a.startswith(k + "=")], k
+        else:
+            assert "%s=%s" % (k, v) in args, k
+    # gshare's bp= only without TAGE
+    assert bool([a for a in args if a.startswith("bp=")]) == \
+        (p.values["tage"] == model.OFF)
+    assert "l2" in m["geometry"] and "l2_miss" in m["penalties"]
+    assert "l2_miss x kernel_l2i_misses+user_l2i_misses+" in m["cycles"]
+    assert schema.model_columns(m) == schema.MODEL_COLUMNS + \
+        schema.L2_COLUMNS
+
+
+def test_the_plugin_accepts_every_preset(tmp_path):
+    exe = tmp_path / "check"
+    (tmp_path / "check.c").write_text(CHECK_C)
+    run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(PLUGIN),
+         "-o", str(exe), str(tmp_path / "check.c")]
+        + [str(PLUGIN / f) for f in ("model.c", "modelcfg.c", "tage.c",
+                                     "sites.c")])
+    lists = [",".join(model.plugin_args(resolve(n))) for n in model.PRESETS]
+    got = run([str(exe)] + lists + ["model=on,btb=7168:1"]).stdout.split(
+        "\n")
+    assert got[:len(lists)] == ["ok"] * len(lists), dict(zip(lists, got))
+    # the checker does refuse what the plugin refuses
+    assert "sets: want a power of two" in got[len(lists)]
+
+
+def test_model_set_changes_a_preset_parameter():
+    m = resolve("zen4", ["l1d=65536:8", "l2_miss=200"])
+    assert m["geometry"]["l1d"] == "65536:8"
+    assert m["geometry"]["l2"] == "1048576:8"
+    assert m["penalties"]["l2_miss"] == 200
+    assert m["penalties"]["mispredict"] == 13
+    # from TAGE to gshare: tage=off with bp=; bp= alone is refused
+    m = resolve("goldencove", ["tage=off", "bp=16384:14"])
+    assert m["geometry"]["bp"] == "16384:14" and "tage" not in m["geometry"]
+    with pytest.raises(model.ModelError, match="tage=off for gshare"):
+        resolve("goldencove", ["bp=16384:14"])
+    # without the L2 its penalty goes too
+    m = resolve("nehalem", ["l2=off"])
+    assert "l2" not in m["geometry"] and "l2_miss" not in m["penalties"]
+    args = cli.parse(BASE + ["--model-preset", "nehalem", "--model-set",
+                             "mispredict=20"])
+    assert args.model and args.model_settings["mispredict"] == "20"
+    assert args.model_settings["l1i"] == "32768:4"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--model-preset", "skylake"],
+     "--model-preset skylake: no such preset; known: goldencove, nehalem, "
+     "zen4"),
+    (["--model-preset", "zen4", "--no-plugin"],
+     "--model-preset runs in the TCG plugin, in icount mode"),
+    (["--model-preset", "zen4", "--accel", "kvm"], "use --accel icount"),
+    (["--model-preset", "zen4", "--accel", "tcg"], "use --accel icount"),
+    (["--model-set", "l2_miss=20"], "add --model or --model-preset"),
+    (["--model-preset", "zen4", "--model-set", "l2_miss=x"],
+     "l2_miss=x: want a positive integer"),
+])
+def test_cli_refuses_a_preset_it_cannot_run(argv, message):
+    with pytest.raises(cli.UsageError) as e:
+        cli.parse(BASE + argv)
+    assert message in str(e.value)
+
+
+def test_resume_takes_the_preset_from_the_results_dir(tmp_path):
+    with pytest.raises(cli.UsageError, match="drop --model-preset"):
+        cli.parse(BASE + ["--resume", str(tmp_path), "--model-preset",
+                          "zen4"])
+
+
+def test_l2_misses_cost_l2_miss_on_top_of_their_l1_miss():
+    cols = list(model.INSNS) + [c for v in model.PENALTY_EVENTS.values()
+                                for c in v]
+    row = dict.fromkeys(cols, "0")
+    row.update(kernel_insns="1000", kernel_l1d_misses="10",
+               kernel_l2d_misses="4", user_l1i_misses="2",
+               user_l2i_misses="1")
+    runs = pd.DataFrame([row])
+    with_l2 = {"model": resolve("zen4")}
+    # 1000 + 14 x 10 + 14 x 2 + 36 x (4 + 1)
+    assert load.model_cycles(runs, with_l2)["model_cycles"].tolist() == \
+        [str(1000 + 140 + 28 + 180)]
+    # without an L2 its columns are not charged (nor needed)
+    default = {"model": DEFAULT_META}
+    assert load.model_cycles(runs.drop(columns=schema.L2_COLUMNS), default)[
+        "model_cycles"].tolist() == [str(1000 + 140 + 28)]
+
+
+def test_docs_show_the_presets_table():
+    assert model.preset_table() in (ROOT / "docs" / "model.md").read_text()
+
+
+MODEL = {v: dict.fromkeys(schema.MODEL_COLUMNS + schema.L2_COLUMNS, 0)
+         for v in PER_OP}
+MODEL["jump-label"].update(kernel_mispredicts=400, kernel_l1d_misses=900,
+                           kernel_l2d_misses=100, kernel_l1d_accesses=20000)
+MODEL["atomic-read"].update(kernel_mispredicts=410, kernel_l1d_misses=930,
+                            kernel_l2d_misses=110, kernel_l1d_accesses=20040)
+
+
+def test_report_and_plot_of_a_run_with_a_preset(tmp_path):
+    d = synth.make_results(str(tmp_path), {"jump-label": JL,
+                                           "atomic-read": AR},
+                           per_op=PER_OP, model=MODEL, model_preset="zen4")
+    header = (tmp_path / d.split("/")[-1] / "runs.csv").read_text() \
+        .splitlines()[0].split(",")
+    assert header[-4:] == schema.L2_COLUMNS
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
+    plots = tmp_path / "plots"
+    run([str(ROOT / "plots" / "draw"), "--out", str(plots), d])
+    out = tmp_path / "REPORT.md"
+    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
+         "--plots", str(plots)])
+    sec = out.read_text().split("## Modelled hardware cost")[1] \
+        .split("\n## ")[0]
+    assert "preset `zen4`" in sec and "L2 1048576:8" in sec
+    assert "TAGE-like 8192:8:2048:12:4:640" in sec and "gshare" not in sec
+    assert "next-line L1I prefetch" in sec and "l2_miss 36" in sec
+    # 53000 + 13 x 400 + 14 x 900 + 36 x 100 = 74400 cycles per op
+    # (jump-label), 53100 + 13 x 410 + 14 x 930 + 36 x 110 = 75410
+    assert "74400" in sec and "75410" in sec
+    assert "| L1I and L1D misses that missed the L2 too | 100 | 110 |" in sec
+    # its selftest boots ran the default model (bench/model/knownanswers.py)
+    with open(d + "/selftest.csv", "w") as f:
+        f.write("variant,name,value\njump-label,model.params,l1i=32768:8\n"
+                "jump-label,model.known_answers,PASS\n")
+    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
+         "--plots", str(plots)])
+    assert "The selftest boots run the default model" in out.read_text()
+    svg = (plots / "modelled.svg").read_text()
+    for name in ("instructions", "mispredictions x 13 cycles",
+                 "L2 misses x 36 cycles", "jump-label", "atomic-read"):
+        assert name in svg, name
+
+
+def text_at(svg, text):
+    """(x, y) of the first SVG text element that is text."""
+    m = re.search(r'translate\(([0-9.]+),([0-9.]+)\)[^>]*>\s*<text>%s<'
+                  % re.escape(text), svg)
+    assert m, text
+    return float(m.group(1)), float(m.group(2))
+
+
+@pytest.mark.parametrize("n", [2, 6])
+def test_modelled_plot_keeps_its_key_below_and_names_apart(tmp_path, n):
+    """plots/modelled.svg: the key under the bars (not beside them, where
+    it took half the width), the kernels' names apart (slanted when there
+    are many)."""
+    names = ["jump-label", "atomic-read", "plain-read", "mine-patched",
+             "mine-config", "other-tree"][:n]
+    per_op = {v: dict(PER_OP["jump-label"]) for v in names}
+    figures = {v: dict(MODEL["jump-label"], kernel_l1d_misses=900 + i)
+               for i, v in enumerate(names)}
+    d = synth.make_results(str(tmp_path), {v: JL for v in names},
+                           per_op=per_op, model=figures,
+                           model_preset="goldencove", baseline=names[1])
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
+    run([str(ROOT / "plots" / "draw"), "--out", str(tmp_path / "p"), d])
+    svg = (tmp_path / "p" / "modelled.svg").read_text()
+    xs = sorted(text_at(svg, v)[0] for v in names)
+    key = [text_at(svg, t) for t in ("instructions", "L2 misses x 45 cycles")]
+    assert all(y > text_at(svg, v)[1] for _, y in key for v in names)
+    assert min(b - a for a, b in zip(xs, xs[1:])) > 100
+    assert ("rotate(30)" in svg) == (n > 4)
