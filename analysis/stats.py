@@ -254,6 +254,18 @@ def median_conf(n, k):
     return 1.0 - 2 * float(stats.binom.cdf(k - 1, n, 0.5))
 
 
+def holm(pvalues, alpha=ALPHA):
+    """Which of the p-values a family-wise test at alpha rejects (Holm's
+    step-down rule): a list of booleans in the given order."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    out = [False] * len(pvalues)
+    for rank, i in enumerate(order):
+        if pvalues[i] >= alpha / (len(pvalues) - rank):
+            break
+        out[i] = True
+    return out
+
+
 def sign_test_p(d):
     """Exact two-sided sign test of median 0 (zeros left out)."""
     d = np.asarray(d, dtype=float)

@@ -210,14 +210,34 @@ def aa_line(st, c):
         if cc:
             cells.append("%s %s (%s %s)" % (
                 unit(m), F.pct_ci(cc), F.p_is(cc["p_t"]), cc["marker"]))
-    failed = [x["metric"] for x in st["metrics"] for cc in x["comparisons"]
-              if cc["group"] == "aa" and cc["label"] == c["label"]
-              and cc.get("significant")]
-    verdict = "**passed**: no metric tells the twin from its kernel" \
-        if not failed else "**FAILED** on %s: the same kernel came out " \
-        "different, so this run's intervals are too narrow" % ", ".join(
-            failed)
-    return text + "; ".join(cells) + ". A/A control " + verdict + "."
+    return text + "; ".join(cells) + ". A/A control " + aa_verdict(
+        st, c["label"]) + "."
+
+
+def aa_verdict(st, label):
+    """Whether any metric tells the twin label from its kernel, as one
+    family: every metric is a test of the same two kernels, so the verdict
+    takes Holm's family-wise rule over their p-values (a metric at p<0.05
+    on its own is what 5% of them show by chance), and names the metrics
+    that are significant alone but not for the family."""
+    aa = [(x["metric"], cc) for x in st["metrics"] for cc in x["comparisons"]
+          if cc["group"] == "aa" and cc["label"] == label]
+    alone = [m for m, cc in aa if cc.get("significant")]
+    family = [m for (m, cc), rejected in zip(aa, stats.holm(
+        [cc["p_t"] if cc.get("significant") else 1.0 for _, cc in aa]))
+        if rejected]
+    if family:
+        return "**FAILED** on %s (Holm's family-wise 5%% over its %d " \
+            "metrics): the same kernel came out different, so this run's " \
+            "intervals are too narrow" % (", ".join(family), len(aa))
+    text = "**passed**: no metric tells the twin from its kernel " \
+        "(Holm's family-wise 5%% over its %d metrics)" % len(aa)
+    if alone:
+        text += "; alone, %s %s p<0.05, which a 5%% test of each of %d " \
+            "metrics allows by chance" % (
+                ", ".join(alone), "has" if len(alone) == 1 else "have",
+                len(aa))
+    return text
 
 
 def verdicts(st):

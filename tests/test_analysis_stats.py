@@ -149,3 +149,26 @@ def test_significant_of_the_t_rules_is_their_p():
     assert stats.significant({"p_t": 0.01}) and \
         not stats.significant({"p_t": 0.2})
     assert not stats.significant({"p_t": float("nan")})
+
+
+def test_holm_rejects_step_down_at_the_family_level():
+    # 4 tests: 0.01 < 0.05/4, 0.015 < 0.05/3, 0.03 >= 0.05/2 stops there
+    assert stats.holm([0.03, 0.01, 0.015, 0.5]) == [False, True, True,
+                                                    False]
+    # three p-values just under 0.05 each: none for the family
+    assert stats.holm([0.016, 0.043, 0.043] + [1.0] * 7) == [False] * 10
+    assert stats.holm([]) == []
+
+
+def test_aa_verdict_is_family_wise():
+    from analysis import verdict
+
+    def st(*ps):
+        return {"metrics": [{"metric": "m%d" % i, "comparisons": [
+            {"group": "aa", "label": "x.aa", "p_t": p,
+             "significant": p < 0.05}]} for i, p in enumerate(ps)]}
+    text = verdict.aa_verdict(st(0.016, 0.043, 0.6, 0.9), "x.aa")
+    assert text.startswith("**passed**") and "alone, m0, m1 have" in text
+    text = verdict.aa_verdict(st(0.001, 0.6, 0.9), "x.aa")
+    assert text.startswith("**FAILED** on m0 (Holm's"), text
+    assert "alone" not in verdict.aa_verdict(st(0.3, 0.6), "x.aa")
