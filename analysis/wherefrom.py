@@ -22,10 +22,13 @@ INTRO = (
     "space, apart from the kernel total), per tbench operation. `diff/op` "
     "is the difference of the per-op means, so the listed functions, "
     "`other` and the total add up exactly; the total is the difference of "
-    "kernel instructions per op in \"Branch counts\". Its interval is the "
-    "headline's rule over the per-seed paired differences (the median's "
-    "distribution-free 95% interval; `~` when it holds 0 once widened by "
-    "the environment floor). `sites`: the function holds static-key "
+    "kernel instructions per op in \"Branch counts\". Beside it, the "
+    "headline's rule over the per-seed paired differences: their median "
+    "with its distribution-free 95% interval, `~` when that holds 0 once "
+    "widened by the environment floor of the kernel's total (a harness "
+    "change alone may move that much anywhere in the kernel, so a "
+    "function's change smaller than it is not resolved however narrow "
+    "its interval). `sites`: the function holds static-key "
     "checks, executed that many times per op (counted in the jump-label "
     "kernel; a check executes at the same places in every kernel); their "
     "part is those executions x the difference in instructions per "
@@ -49,11 +52,12 @@ def fig(x, signed=False):
     return spec % x
 
 
-def diff_cell(r):
-    """'+37.00 [+36.90, +37.10]': the difference and its interval."""
+def median_cell(r):
+    """'+37.00 [+36.90, +37.10]': the median of the paired differences
+    and its interval."""
     if F.missing(r["lo"]):
-        return "%s [CI n/a]" % fig(r["diff"], True)
-    return "%s [%s, %s]" % (fig(r["diff"], True), fig(r["lo"], True),
+        return "%s [CI n/a]" % fig(r["median"], True)
+    return "%s [%s, %s]" % (fig(r["median"], True), fig(r["lo"], True),
                             fig(r["hi"], True))
 
 
@@ -93,15 +97,16 @@ def table(d, n, markdown=True):
     for r in d.rows(n):
         sites, part, rest = sites_cells(r)
         rows.append([name_cell(r, "`" if markdown else ""), fig(r["a"]),
-                     fig(r["b"]), diff_cell(r), r["marker"],
+                     fig(r["b"]), fig(r["diff"], True), median_cell(r),
+                     r["marker"],
                      share_cell(r["share"]),
                      sites, part, rest])
     a, b = ("`%s`" % profile.name(d.a), "`%s`" % profile.name(d.b)) \
         if markdown else ("A", "B")
     return F.table(["function", "%s/op" % a, "%s/op" % b,
-                    "diff/op [95% interval]", "", "share",
-                    "sites: execs/op", "sites' part", "rest"],
-                   rows, "lrrrcrrrr")
+                    "diff/op", "paired median [95% interval]", "",
+                    "share", "sites: execs/op", "sites' part", "rest"],
+                   rows, "lrrrrcrrrr")
 
 
 def what(metric):

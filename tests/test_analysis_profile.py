@@ -193,12 +193,14 @@ def test_profile_diff_command(tmp_path):
     lines = p.stdout.splitlines()
     assert lines[0] == "A: atomic-read (%s, 6 profiled tries)" % d
     assert "6 pairs by perturbation seed" in lines[2]
-    assert "| function | A/op | B/op | diff/op [95% interval] |" in p.stdout
-    assert "| f_plus | 100.00 | 350.00 | +250.00 [+250.00, +250.00] | * " \
-        "| +146.2% |  |  |  |" in lines
+    assert "| function | A/op | B/op | diff/op | paired median [95% " \
+        "interval] |" in p.stdout
+    assert "| f_plus | 100.00 | 350.00 | +250.00 | +250.00 " \
+        "[+250.00, +250.00] | * | +146.2% |  |  |  |" in lines
     assert "| other (17 functions) |" in p.stdout
-    assert "| TOTAL, kernel | 4720.00 | 4891.00 | +171.00 [+171.00, " \
-        "+171.00] | * | +100.0% | 42.00 | -84.00 | +255.00 |" in lines
+    assert "| TOTAL, kernel | 4720.00 | 4891.00 | +171.00 | +171.00 " \
+        "[+171.00, +171.00] | * | +100.0% | 42.00 | -84.00 | +255.00 |" \
+        in lines
     # two results dirs, DIR:LABEL (DIR: a dir's one label, as a bisect
     # step's); paired by seed, as the dirs share them
     one = {"jump-label": FUNCS["jump-label"]}
@@ -206,8 +208,8 @@ def test_profile_diff_command(tmp_path):
     a = profiled_run(tmp_path / "a", one, SITES)
     b = profiled_run(tmp_path / "b", other, SITES)
     p = tool("profile-diff", a + ":", b + ":jump-label")
-    assert "| tcp_sendmsg | 1000.00 | 1010.00 | +10.00 [+10.00, +10.00] |" \
-        in p.stdout and "6 pairs by perturbation seed" in p.stdout
+    assert "| tcp_sendmsg | 1000.00 | 1010.00 | +10.00 | +10.00 [+10.00, " \
+        "+10.00] |" in p.stdout and "6 pairs by perturbation seed" in p.stdout
     rows = profile.top_changes(a, b, n=1)
     assert [r["name"] for r in rows] == ["tcp_sendmsg", "other", "total",
                                          "[user]"]
@@ -283,10 +285,10 @@ def test_report_section_and_figure(tmp_path):
         "## Kernel configs")
     assert "### `jump-label` against `atomic-read`: the functions that " \
         "changed most (mode icount" in sec
-    assert "| `f_plus` | 100.00 | 350.00 | +250.00 [+250.00, +250.00] | * " \
-        "| +146.2% |  |  |  |" in sec
-    assert "| `netif_rx` | 500.00 | 420.00 | -80.00 [-80.00, -80.00] | * " \
-        "| -46.8% | 40.00 | -80.00 | +0.00 |" in sec
+    assert "| `f_plus` | 100.00 | 350.00 | +250.00 | +250.00 " \
+        "[+250.00, +250.00] | * | +146.2% |  |  |  |" in sec
+    assert "| `netif_rx` | 500.00 | 420.00 | -80.00 | -80.00 [-80.00, " \
+        "-80.00] | * | -46.8% | 40.00 | -80.00 | +0.00 |" in sec
     assert "Static-key sites explain -84.00 of the total's +171.00 per op" \
         in sec and "6 pairs by perturbation seed." in sec
     assert "### `plain-read` against `atomic-read`" in sec
