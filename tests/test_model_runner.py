@@ -14,6 +14,7 @@ import synth  # noqa: E402
 
 from analysis import load, modelcost  # noqa: E402
 from test_analysis import AR, JL, PER_OP  # noqa: E402
+from test_model_presets import DEFAULT_META  # noqa: E402
 from bench.guest import qemu  # noqa: E402
 from bench.model import keywords  # noqa: E402
 from bench.session import cli  # noqa: E402
@@ -33,16 +34,7 @@ def test_settings_defaults_and_overrides():
 
 def test_options_are_off_and_leave_no_trace_by_default():
     m = model.meta(model.settings(()))
-    assert m == {
-        "geometry": {"l1i": "32768:8", "l1d": "32768:8", "line": "64",
-                     "bp": "4096:12", "btb": "4096:4"},
-        "penalties": {"mispredict": 15, "btb_miss": 5, "l1i_miss": 14,
-                      "l1d_miss": 14},
-        "cycles": "instructions + mispredict x kernel_mispredicts+"
-                  "user_mispredicts + btb_miss x kernel_btb_misses+"
-                  "user_btb_misses + l1i_miss x kernel_l1i_misses+"
-                  "user_l1i_misses + l1d_miss x kernel_l1d_misses+"
-                  "user_l1d_misses"}
+    assert m == DEFAULT_META
     assert model.meta(model.settings(["l2=off", "iprefetch=off",
                                       "tage=off"])) == m
 
