@@ -264,6 +264,18 @@ def test_rewrite_gives_the_model_this_machines_keys_file():
         replay.rewrite(rec, "/k", "/i", "/n.log", "/p.so", "/n.counts")
 
 
+def test_rewrite_gives_the_profile_this_machines_files():
+    rec = ["/opt/q", "-serial", "file:/old/r.log", "-kernel", "/old/bz",
+           "-initrd", "/old/i", "-plugin",
+           "/old/p.so,outfile=/old/c,symbols=/c/s.txt,profile=/old/r.profile"]
+    got = replay.rewrite(rec, "/k", "/i", "/n.log", "/p.so", "/n.counts",
+                         profile=("/n.profile", "/n/s.txt"))
+    assert got[-1] == "/p.so,outfile=/n.counts,symbols=/n/s.txt," \
+        "profile=/n.profile"
+    with pytest.raises(ValueError, match="wrote a profile"):
+        replay.rewrite(rec, "/k", "/i", "/n.log", "/p.so", "/n.counts")
+
+
 def test_image_variants_reads_the_cpio(tmp_path):
     p = tmp_path / "i.cpio"
     p.write_bytes(cpio(["init", "lib/modules/jlbench/b/x.ko",

@@ -281,7 +281,7 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
         recorded = shlex.split(f.read())
     keys = os.path.join(resdir, "keys", v + ".txt")
     profile = None
-    if any(a.startswith("profile=") for a in recorded):
+    if any(",profile=" in a for a in recorded):   # the -plugin word
         symbols = os.path.join(out_dir, "symbols-%s.txt" % v)
         profilefmt.symbols_file(os.path.join(b.dir, "vmlinux"), symbols)
         profile = (base + profilefmt.EXT, symbols)
