@@ -160,15 +160,20 @@ def test_holm_rejects_step_down_at_the_family_level():
     assert stats.holm([]) == []
 
 
-def test_aa_verdict_is_family_wise():
+def test_aa_verdict_is_family_wise_beside_the_headline():
     from analysis import verdict
 
     def st(*ps):
-        return {"metrics": [{"metric": "m%d" % i, "comparisons": [
-            {"group": "aa", "label": "x.aa", "p_t": p,
-             "significant": p < 0.05}]} for i, p in enumerate(ps)]}
-    text = verdict.aa_verdict(st(0.016, 0.043, 0.6, 0.9), "x.aa")
-    assert text.startswith("**passed**") and "alone, m0, m1 have" in text
-    text = verdict.aa_verdict(st(0.001, 0.6, 0.9), "x.aa")
-    assert text.startswith("**FAILED** on m0 (Holm's"), text
+        return {"headline": "m0", "metrics": [
+            {"metric": "m%d" % i, "comparisons": [
+                {"group": "aa", "label": "x.aa", "p_t": p,
+                 "significant": p < 0.05}]} for i, p in enumerate(ps)]}
+    # the other metrics: one family
+    text = verdict.aa_verdict(st(0.6, 0.016, 0.043, *[0.9] * 6), "x.aa")
+    assert text.startswith("**passed**") and "alone, m1, m2 have" in text
+    text = verdict.aa_verdict(st(0.6, 0.001, 0.9), "x.aa")
+    assert text.startswith("**FAILED** on m1 ("), text
+    # the headline at 5% on its own (6 seeds: the sign test's least p)
+    text = verdict.aa_verdict(st(0.031, 0.5, 0.9), "x.aa")
+    assert text.startswith("**FAILED** on m0 ("), text
     assert "alone" not in verdict.aa_verdict(st(0.3, 0.6), "x.aa")
