@@ -27,7 +27,6 @@ EXT = ".profile"            # as the plugin writes it
 RAW_EXT = EXT + ".gz"       # as the results dir keeps it
 FORMAT = 1
 USER = "[user]"
-KERNEL = "[kernel]"
 
 
 class ProfileError(Exception):
