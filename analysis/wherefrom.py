@@ -184,5 +184,6 @@ def section(res, st, figure):
                          "changed most" % (d.b.label, d.a.label)),
                 "", sites_line(d) + " %s." % pairing(d).capitalize(), "",
                 table(d, TOP)]
-        out += ["", "; ".join(d.notes()) + "."] if d.notes() else []
+        notes = d.notes()
+        out += ["", "; ".join(notes) + "."] if notes else []
     return "\n".join(out + [""] + figure)
