@@ -34,6 +34,13 @@
 #                          (by default atomic-read also runs as
 #                          atomic-read.aa: the report's noise floor)
 #   --clients N            tbench clients (default: 20, as in 2011)
+#   --workload tbench|pipe what the guest runs (default: tbench; pipe: perf
+#                          bench sched pipe, the workload of the perf stat
+#                          table in the kernel's
+#                          Documentation/staging/static-keys.rst, with its
+#                          own headline and REPORT.md wording)
+#   --loops N              --workload pipe: round trips per run (default:
+#                          100000, as that table's pipe-test)
 #   --append WORDS         extra kernel command line words for every boot
 #                          of bench/run, after each build's boot_args (one
 #                          argument; no quotes or newlines, of the jlbench.*
@@ -54,6 +61,11 @@
 #                          test suite's, a quick answer) or distro
 #                          (Debian's own configuration, built in only;
 #                          its kernels take about 46 minutes cold: docs/configs.md)
+#   --source VERSION       the kernels' Linux version (lib/source.py): 6.1
+#                          (default) or 6.12, Debian's linux-source package
+#                          of it with our series ported to it; each version
+#                          is its own results dir, set side by side in
+#                          REPORT.md's "Kernel versions"
 #   --jobs N               guests at once in bench/run and bench/selftest
 #                          (default: icount, the number of CPUs: icount
 #                          figures do not depend on the host's load; kvm
@@ -79,7 +91,9 @@
 #                          qemu-system-s390x, TCG) into the results dir
 #                          (selftest-<arch>.csv, REPORT.md's s390x section,
 #                          then rendered again); cold about 5-6 min per
-#                          kernel on 2 cores
+#                          kernel on 2 cores; with a --source other than
+#                          6.1 the default is none (give --s390x to
+#                          cross-build that version)
 #   --no-s390x             the same as --s390x none
 #   --results-root DIR     where bench/run makes the results dir (default:
 #                          results/ in the repository)
@@ -96,6 +110,7 @@ set -euo pipefail
 JLBENCH_STAGE=run_all
 
 config=full
+source=6.1
 make_jobs=$(nproc)
 jobs_args=()
 append_args=()
@@ -109,14 +124,14 @@ bench_args=()
 resume=""
 dry_run=0
 accel=auto
-s390x=jump-label
+s390x=""
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	-h | --help)
 		usage_header
 		exit 0
 		;;
-	--profile | --boots | --seconds | --clients | --accel | --seed)
+	--profile | --boots | --seconds | --clients | --accel | --seed | --workload | --loops)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		bench_args+=("$1" "$2")
 		[[ $1 != --accel ]] || accel=$2
@@ -152,7 +167,7 @@ while [[ $# -gt 0 ]]; do
 		exec_args+=("$1")
 		shift
 		;;
-	--variants | --config | --make-jobs | --resume | --variant | --baseline)
+	--variants | --config | --make-jobs | --resume | --variant | --baseline | --source)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		case "$1" in
 		--variants) variants=$2 ;;
@@ -162,6 +177,7 @@ while [[ $# -gt 0 ]]; do
 			;;
 		--baseline) baseline=$2 ;;
 		--config) config=$2 ;;
+		--source) source=$2 ;;
 		--make-jobs) make_jobs=$2 ;;
 		--resume) resume=$2 ;;
 		esac
@@ -198,6 +214,13 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 
+if [[ -z "$s390x" ]]; then
+	s390x=jump-label
+	if [[ $source != 6.1 ]]; then
+		s390x=none
+		log "s390x: not built for --source $source (give --s390x jump-label|all to cross-build it)"
+	fi
+fi
 variant_args=()
 selftest_args=()
 if [[ ${#user_specs[@]} -gt 0 ]]; then
@@ -257,7 +280,7 @@ trap 'rm -rf "$work"' EXIT
 builds=$work/builds.tsv
 
 stage deps "$JLBENCH_ROOT/lib/deps"
-stage kernels "$JLBENCH_ROOT/kernel-variants/build" --config "$config" --jobs "$make_jobs" \
+stage kernels "$JLBENCH_ROOT/kernel-variants/build" --source "$source" --config "$config" --jobs "$make_jobs" \
 	--out "$builds" "${variant_args[@]}" "${dry_args[@]}"
 stage image "$JLBENCH_ROOT/guest-image/build" --builds "$builds" \
 	--out "$work/image.path" "${dry_args[@]}"
@@ -271,7 +294,7 @@ fi
 arch_images() {
 	local a=$1 configs
 	read -r -a configs <<<"$("$JLBENCH_PYTHON" "$ARCH_PY" get "$a" configs)"
-	stage "$a-kernels" "$JLBENCH_ROOT/kernel-variants/build" --arch "$a" --config "${configs[0]}" \
+	stage "$a-kernels" "$JLBENCH_ROOT/kernel-variants/build" --source "$source" --arch "$a" --config "${configs[0]}" \
 		--jobs "$make_jobs" --out "$work/$a-builds.tsv" "${other_variants[@]}" "${dry_args[@]}"
 	stage "$a-image" "$JLBENCH_ROOT/guest-image/build" --arch "$a" \
 		--builds "$work/$a-builds.tsv" --out "$work/$a-image.path" "${dry_args[@]}"

@@ -1,21 +1,24 @@
-"""Kernel configs side by side: does the effect grow with the static keys
-on the path?
+"""Kernel configs, and kernel versions, side by side: does the effect
+grow with the static keys on the path?
 
 The same experiment on kernels of another base config (kernel-variants/
-build --config: full, distro, smoke) is another results dir. REPORT.md
-sets the run it comes from beside the newest analysed run of each other
-config under the same results/ dir, of the same mode, clients and run
-length, so that every figure of the table is one of those runs'
-stats.json and build.json, and links to each. Only runs of the built-in
-kernels against atomic-read (view.with_2011) are set side by
-side: the table is about jump labels.
+build --config: full, distro, smoke), or of another Linux version
+(--source: 6.1, 6.12), is another results dir. REPORT.md sets the run it
+comes from beside the newest analysed run of each other config (of its
+Linux version), and of each other version (of its config), under the same
+results/ dir, of the same mode, clients and run length, so that every
+figure of the tables is one of those runs' stats.json and build.json, and
+links to each. Only runs of the built-in kernels against atomic-read
+(view.with_2011) are set side by side: the tables are about jump labels.
 """
 import os
+from collections import namedtuple
 
 from analysis import fmt as F
-from analysis.facts import proto
+from analysis.facts import linux_of, proto
 from analysis.load import FormatError, read_builds, read_json
 from analysis.view import comparisons, metric, unit, with_2011
+from lib import source
 
 STATS = "stats.json"
 JUMP = "jump-label"
@@ -28,16 +31,27 @@ def config_of(builds):
     return configs.pop() if len(configs) == 1 else None
 
 
+# What the runs set side by side differ in: of(builds) is a run's value
+# (None: it has none), fixed(builds) what must be the same for them to be
+# set side by side; cell(value) names the value in tables and text, under
+# the table's column heading column.
+Axis = namedtuple("Axis", "of fixed cell column")
+CONFIGS = Axis(config_of, linux_of, lambda c: "`%s`" % c, "config")
+VERSIONS = Axis(linux_of, config_of, lambda v: "Linux %s" % v, "version")
+
+
 def _protocol(meta, st):
     return (st.get("mode"), proto(meta, "clients"), proto(meta, "seconds"))
 
 
-def peers(res, st):
-    """[(config, path, stats, builds)]: this run, then the newest analysed
-    run of each other config under its parent dir with its protocol."""
-    mine = config_of(res.builds)
+def peers(res, st, axis=CONFIGS):
+    """[(value, path, stats, builds)]: this run, then the newest analysed
+    run of each other value of axis under its parent dir with its
+    protocol (and its value of the other axis)."""
+    mine = axis.of(res.builds)
     if mine is None:
         return []
+    fixed = axis.fixed(res.builds)
     out = [(mine, res.path, st, res.builds)]
     root = os.path.dirname(res.path)
     want = _protocol(res.meta, st)
@@ -54,12 +68,12 @@ def peers(res, st):
             continue
         builds = read_builds({i["variant"] for i in other.get("labels", [])},
                              meta)
-        config = config_of(builds)
-        if config is None or config in seen \
+        value = axis.of(builds)
+        if value is None or value in seen or axis.fixed(builds) != fixed \
                 or _protocol(meta, other) != want:
             continue
-        seen.add(config)
-        out.append((config, path, other, builds))
+        seen.add(value)
+        out.append((value, path, other, builds))
     return out
 
 
@@ -75,7 +89,7 @@ def _change(st, label):
     return comparisons(m, "main").get(label) if m else None
 
 
-def row(config, path, st, builds, out_dir):
+def row(value, path, st, builds, out_dir, axis=CONFIGS):
     """The table row of one run and the figures the summary needs."""
     base = st["baseline"]
     sites = _mean(st, "site_execs_per_op", JUMP)
@@ -88,7 +102,7 @@ def row(config, path, st, builds, out_dir):
     entries = ((builds.get(JUMP) or {}).get("verify") or {}).get(
         "jump_table", {}).get("entries")
     cells = [
-        "`%s`" % config,
+        axis.cell(value),
         "[%s](%s)" % (os.path.basename(path),
                       os.path.relpath(path, out_dir)),
         "?" if entries is None else str(entries),
@@ -99,8 +113,9 @@ def row(config, path, st, builds, out_dir):
         F.val(saved / sites, 3) if saved is not None and sites else "n/a",
         "%s %s" % (F.pct_ci(jl), jl["marker"]) if jl else "n/a",
         "%s %s" % (F.pct_ci(pr), pr["marker"]) if pr else "n/a"]
-    return cells, {"config": config, "sites": sites, "insns": insns[JUMP],
-                   "density": density, "gain": jl}
+    return cells, {"name": axis.cell(value), "sites": sites,
+                   "insns": insns[JUMP], "density": density, "gain": jl,
+                   "plain_gain": pr}
 
 
 def gain_difference(a, b):
@@ -118,66 +133,79 @@ def gain_difference(a, b):
     return d, (ha * ha + hb * hb) ** 0.5
 
 
+def _difference(here, there):
+    """"a difference of D points [lo, hi] (...), verdict" of two runs'
+    comparisons, or None when either lacks a CI."""
+    diff = gain_difference(here, there)
+    if diff is None:
+        return None
+    d, half = diff
+    if abs(d) <= half:
+        verdict = ("not resolved: these runs cannot tell a larger gain "
+                   "from the same one")
+    else:
+        verdict = "the gain is %s there" % ("larger" if d > 0 else "smaller")
+    return ("a difference of %+.2f points [%+.2f, %+.2f] (approximate 95%% "
+            "CI, from the two runs' CIs), %s" % (d, d - half, d + half,
+                                                 verdict))
+
+
 def summary(figs):
-    """One paragraph per other config: its site executions and path
-    length against the first (this run's), and whether jump labels gain
-    more there."""
+    """One paragraph per other run: its site executions and path length
+    against the first (this run's), and whether jump labels (and plain
+    reads) gain more there."""
     first, out = figs[0], []
     for f in figs[1:]:
         if None in (first["sites"], f["sites"], first["insns"], f["insns"],
                     first["gain"], f["gain"]):
             continue
-        diff = gain_difference(first["gain"], f["gain"])
-        if diff is None:
+        jump = _difference(first["gain"], f["gain"])
+        if jump is None:
             continue
-        d, half = diff
-        if abs(d) <= half:
-            verdict = ("not resolved: these runs cannot tell a larger gain "
-                       "from the same one")
-        else:
-            verdict = "the gain is %s there" % (
-                "larger" if d > 0 else "smaller")
-        out.append(
-            "`%s` executes %sx the static-key sites per operation of `%s` "
+        text = (
+            "%s executes %sx the static-key sites per operation of %s "
             "(%s against %s), on a kernel path %sx as long (%s against %s "
             "kernel instructions per operation), so %s sites per 1,000 "
             "kernel instructions against %s. Jump labels gain %s there, "
-            "%s here: a difference of %s points [%s, %s] (approximate 95%% "
-            "CI, from the two runs' CIs), %s." % (
-                f["config"], F.val(f["sites"] / first["sites"], 3),
-                first["config"], F.val(f["sites"]), F.val(first["sites"]),
+            "%s here: %s." % (
+                f["name"], F.val(f["sites"] / first["sites"], 3),
+                first["name"], F.val(f["sites"]), F.val(first["sites"]),
                 F.val(f["insns"] / first["insns"], 3), F.val(f["insns"]),
                 F.val(first["insns"]), F.val(f["density"], 3),
                 F.val(first["density"], 3), F.pct_ci(f["gain"]),
-                F.pct_ci(first["gain"]), "%+.2f" % d, "%+.2f" % (d - half),
-                "%+.2f" % (d + half), verdict))
+                F.pct_ci(first["gain"]), jump))
+        plain = _difference(first.get("plain_gain"), f.get("plain_gain")) \
+            if first.get("plain_gain") and f.get("plain_gain") else None
+        if plain:
+            text += " Plain reads gain %s there, %s here: %s." % (
+                F.pct_ci(f["plain_gain"]), F.pct_ci(first["plain_gain"]),
+                plain)
+        out.append(text)
     return out
 
 
-def section(res, st, out_dir):
-    """The Markdown of the section (a line saying how to get the other
-    configs' runs when there are none)."""
+def _section(res, st, out_dir, axis, what, how, intro):
+    """The Markdown of one side-by-side section along axis: what names
+    its values ("kernel configs"), how says how to get the other runs,
+    intro is the paragraph above the table."""
     if not with_2011(st):
         return ("Not shown: this section sets jump labels against atomic "
-                "reads across kernel configs, and this run compares other "
-                "kernels (against `%s`)." % st["baseline"])
-    runs = peers(res, st)
+                "reads across %s, and this run compares other kernels "
+                "(against `%s`)." % (what, st["baseline"]))
+    runs = peers(res, st, axis)
     if len(runs) < 2:
-        return ("No analysed run of another kernel config with this run's "
-                "mode, clients and run length under %s (`./run_all.sh "
-                "--config distro` runs the same experiment on Debian's own "
-                "configuration)." % os.path.relpath(
-                    os.path.dirname(res.path), out_dir))
+        return ("No analysed run of other %s with this run's mode, clients "
+                "and run length under %s (%s)." % (
+                    what, os.path.relpath(os.path.dirname(res.path),
+                                          out_dir), how))
     rows, figs = [], []
     for r in runs:
-        cells, f = row(*r, out_dir=out_dir)
+        cells, f = row(*r, out_dir=out_dir, axis=axis)
         rows.append(cells)
         figs.append(f)
     base = st["baseline"]
     out = [
-        "The same protocol on kernels of each base config "
-        "(`kernel-variants/build --config`), each its own run: this one "
-        "first; instructions and sites are `%s`'s (the TCG plugin counts "
+        intro + " Instructions and sites are `%s`'s (the TCG plugin counts "
         "sites in jump-label kernels). A jump-label kernel executes a NOP "
         "at each static-key site; the others load the key and branch on "
         "it, so the kernel instructions `%s` runs beyond `%s` per "
@@ -186,7 +214,8 @@ def section(res, st, out_dir):
         "that checks take: more keys on the path raise it only if they "
         "outgrow the rest of the path." % (JUMP, base, JUMP),
         "",
-        F.table(["config", "run", "jump table entries (`%s`)" % JUMP,
+        F.table([axis.column, "run",
+                 "jump table entries (`%s`)" % JUMP,
                  "static-key site executions / op",
                  "kernel instructions / op",
                  "sites per 1,000 kernel instructions",
@@ -199,7 +228,40 @@ def section(res, st, out_dir):
     if said:
         out += [""] + said
     out += ["", "Each run's comparisons are within it (its kernels on the "
-            "same perturbation seeds); runs of different configs are not "
+            "same perturbation seeds); runs of different %s are not "
             "paired, and their absolute figures differ because their "
-            "kernels do: compare the % changes and the cost per site."]
+            "kernels do: compare the %% changes and the cost per site."
+            % what]
     return "\n".join(out)
+
+
+def section(res, st, out_dir):
+    """Kernel configs side by side (this run's Linux version)."""
+    return _section(
+        res, st, out_dir, CONFIGS, "kernel configs",
+        "`./run_all.sh --config distro` runs the same experiment on "
+        "Debian's own configuration",
+        "The same protocol on kernels of each base config "
+        "(`kernel-variants/build --config`), each its own run: this one "
+        "first.")
+
+
+def versions_title():
+    """The section's heading: every version lib/source.py knows."""
+    return "Kernel versions: Linux %s" % " and ".join(source.SOURCES)
+
+
+def versions_section(res, st, out_dir):
+    """Linux versions side by side (this run's config)."""
+    other = [v for v in source.SOURCES if v != linux_of(res.builds)]
+    return _section(
+        res, st, out_dir, VERSIONS, "Linux versions",
+        "`./run_all.sh --source %s` runs the same experiment on Linux %s"
+        % (other[0], other[0]),
+        "The same protocol on each Linux version Debian ships "
+        "(`./run_all.sh --source`: Debian's linux-source package of it, "
+        "with our series ported to it, and the same config fragments), "
+        "each its own run: this one first. Between versions the network "
+        "path changes and so do the static keys on it: the jump table "
+        "counts every key's sites in the kernel, the site executions only "
+        "those tbench's path runs.")

@@ -2,6 +2,7 @@
 host and protocol, confounds, method. Values come from the results dir."""
 from analysis import reference
 from analysis import fmt as F
+from lib import source
 from lib.format import schema
 
 
@@ -21,6 +22,24 @@ def mode_key(st):
 def mode(st):
     """The lib/format/schema.py Mode of a stats dict: every text about it."""
     return schema.MODE[mode_key(st)]
+
+
+def linux_of(builds):
+    """The one Linux version ("6.1", "6.12") of a run's builds ({variant:
+    build.json}) by their source package's version, or None when none
+    says or they mix versions."""
+    out = set()
+    for b in builds.values():
+        src = b.get("source") if isinstance(b.get("source"), dict) else {}
+        out.add(source.version_of(src.get("kernel_version")
+                                  or src.get("version")))
+    return out.pop() if len(out) == 1 else None
+
+
+def linux(st):
+    """The Linux version of a stats dict (stats.json from before "linux"
+    are all 6.1's)."""
+    return st.get("linux") or source.DEFAULT
 
 
 def proto(meta, key, default=""):
@@ -45,9 +64,10 @@ def intro(st, res, rel):
             "In 2011 Jason Baron ran `tbench 20` five times, with reboots, "
             "on kernels with jump labels, with static keys as atomic reads, "
             "and with plain reads, and found jump labels %s faster than "
-            "atomic reads. This report repeats that comparison on Linux 6.1 "
+            "atomic reads. This report repeats that comparison on Linux %s "
             "with statistics: %s" % (
-                F.pct(reference.pct_2011("jump-label")).lstrip("+"), how))
+                F.pct(reference.pct_2011("jump-label")).lstrip("+"),
+                linux(st), how))
     elif main:
         first = (
             "This report compares %s with the baseline `%s` (bench/run "

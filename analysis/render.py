@@ -342,6 +342,8 @@ def render(res, st, out_path, plots_dir):
                 t for t in titles if t[0] == wherefrom.FIGURE]))),
         ("Kernel configs: more static keys on the path",
          configs.section(res, st, out_dir)),
+        (configs.versions_title(),
+         configs.versions_section(res, st, out_dir)),
         ("Modelled hardware cost", modelcost.section(st, res)),
         ("Kernels", facts.builds(res)),
         ("Static-key selftest and microbenchmark",

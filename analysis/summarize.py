@@ -295,6 +295,7 @@ def summarize(res, loadfile=None):
     return {
         "schema": 2, "run_id": res.run_id, "mode": mode,
         "nested": facts.nested(res.meta),
+        "linux": facts.linux_of(res.builds),
         "mode_description": schema.MODE[schema.mode_key(
             mode, facts.nested(res.meta))].description,
         "headline": headline,

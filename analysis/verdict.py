@@ -115,10 +115,11 @@ def answer(st):
     first = parts[0][1]
     old = with_2011(st)
     if old:
-        lines = ["**Answer.** On Linux 6.1, in %s mode, %s %s %s "
+        lines = ["**Answer.** On Linux %s, in %s mode, %s %s %s "
                  "static keys (%s %s, %d %s)" % (
-                     facts.mode_key(st), parts[0][0], _effect(first, noun),
-                     first["baseline"], first["test_t"],
+                     facts.linux(st), facts.mode_key(st), parts[0][0],
+                     _effect(first, noun), first["baseline"],
+                     first["test_t"],
                      F.p_is(first["p_t"]), n, unit_n)]
     else:
         lines = ["**Answer.** In %s mode, the runs of `%s` %s the runs of "

@@ -6,7 +6,7 @@ import platform
 import re
 import subprocess
 
-from lib import ROOT
+from lib import ROOT, source
 
 # How portable() writes the places of this machine, most specific first.
 CACHE_VAR = "$JLBENCH_CACHE"
@@ -105,8 +105,8 @@ def host(qemu):
         "gcc": _out(["gcc", "--version"]),
         "python": platform.python_version(),
         "packages": {p: _package(p) for p in
-                     ("qemu-system-x86", "dbench", "linux-perf",
-                      "linux-source-6.1")},
+                     ["qemu-system-x86", "dbench", "linux-perf"] +
+                     [s.package for s in source.SOURCES.values()]},
         "loadavg_at_start": _loadavg(),
     }
 

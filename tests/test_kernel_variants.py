@@ -18,7 +18,7 @@ sys.path.insert(0, str(KV))
 import kconfig  # noqa: E402
 import verify  # noqa: E402
 sys.path.insert(0, str(ROOT))
-from lib import arch  # noqa: E402
+from lib import arch, source  # noqa: E402
 
 X86 = arch.get("x86_64")
 S390 = arch.get("s390x")
@@ -304,14 +304,18 @@ def test_patch_that_does_not_apply_is_named_and_nothing_kept(tmp_path):
 
 
 def test_patches_are_checkpatch_clean(checkpatch):
-    series = (KV / "patches" / "series").read_text().split()
-    assert series
-    for patch in series:
-        # The tarball has no git history to look commit ids up in.
-        p = run([checkpatch, "--no-tree", "--ignore", "UNKNOWN_COMMIT_ID",
-                 str(KV / "patches" / patch)], check=False)
-        assert p.returncode == 0, p.stdout
-        assert "total: 0 errors, 0 warnings" in p.stdout, p.stdout
+    """Every kernel version's series (lib/source.py)."""
+    for src in source.SOURCES.values():
+        pdir = src.patches_dir
+        series = open(os.path.join(pdir, "series")).read().split()
+        assert series, pdir
+        for patch in series:
+            # The tarball has no git history to look commit ids up in.
+            p = run([checkpatch, "--no-tree", "--ignore",
+                     "UNKNOWN_COMMIT_ID", os.path.join(pdir, patch)],
+                    check=False)
+            assert p.returncode == 0, p.stdout
+            assert "total: 0 errors, 0 warnings" in p.stdout, p.stdout
 
 
 @pytest.mark.integration

@@ -208,7 +208,7 @@ def test_plan_and_check_kernels(setup):
     tmp, env, d = made(setup)
     got = replay.plan(d)
     assert got == {"run": "1", "try": "1", "variant": "jump-label",
-                   "config": "smoke", "arch": "x86_64",
+                   "config": "smoke", "arch": "x86_64", "source": "6.1",
                    "kernels": "atomic-read jump-label",
                    "specs": "atomic-read jump-label",
                    "image_kernels": "atomic-read jump-label",

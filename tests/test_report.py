@@ -214,11 +214,51 @@ def test_report_sets_the_distro_run_beside_the_full_one(tmp_path):
     assert "| `distro` |" in distro_text.split("## Kernel configs")[1]
 
 
+def test_report_sets_the_other_linux_version_beside_this_one(tmp_path):
+    """Kernel versions: the 6.12 run of the same config and protocol is set
+    beside the 6.1 one (a 6.12 run of another config is not, nor is the
+    6.1 distro run a version peer), with both gains and their difference;
+    the 6.12 run's own report names its version."""
+    full = icount_run(tmp_path)
+    more_sites = {v: dict(c, site_execs=c["site_execs"] * 1.5)
+                  for v, c in PER_OP.items()}
+    values = {"jump-label": [39.70, 39.82, 39.59, 39.90, 39.77, 39.84],
+              "atomic-read": [39.30, 39.38, 39.22, 39.45, 39.34, 39.41],
+              "plain-read": [39.32, 39.43, 39.24, 39.47, 39.35, 39.44]}
+    new = synth.make_results(
+        str(tmp_path / "results"), values, per_op=more_sites,
+        name="20261202T000000Z-def5678", linux="6.12")
+    others = [synth.make_results(
+        str(tmp_path / "results"), values, per_op=more_sites, name=name,
+        config="distro", linux=linux) for name, linux in (
+            ("20261203T000000Z-0000000", "6.12"),
+            ("20261204T000000Z-1111111", "6.1"))]
+    for d in [full, new] + others:
+        tool("analyze", d, "--no-history")
+    text = tool("report", full).stdout
+    part = text.split("## Kernel versions: Linux 6.1 and 6.12")[1] \
+        .split("\n## ")[0]
+    rows = [r.split(" | ") for r in part.splitlines()
+            if r.startswith("| Linux")]
+    assert [r[0] for r in rows] == ["| Linux 6.1", "| Linux 6.12"]
+    assert "20261202T000000Z-def5678" in rows[1][1]
+    assert "Linux 6.12 executes 1.5x the static-key sites per operation " \
+        "of Linux 6.1" in part
+    assert "Plain reads gain" in part and "a difference of" in part
+    # the configs section of the 6.1 run does not take the 6.12 distro run
+    configs = text.split("## Kernel configs")[1].split("\n## ")[0]
+    assert "20261204T000000Z-1111111" in configs
+    assert "20261203T000000Z-0000000" not in configs
+    new_text = tool("report", new).stdout
+    assert "**Answer.** On Linux 6.12," in new_text
+    assert "comparison on Linux 6.12 with statistics" in new_text
+
+
 def test_configs_summary_says_when_the_gains_are_not_resolved():
     """Two runs' gains whose difference is within the combined CIs are not
     called different, whichever is larger."""
     def fig(config, sites, insns, pct, lo, hi):
-        return {"config": config, "sites": sites, "insns": insns,
+        return {"name": "`%s`" % config, "sites": sites, "insns": insns,
                 "density": sites * 1000.0 / insns,
                 "gain": {"pct_change": pct, "pct_ci_lo": lo,
                          "pct_ci_hi": hi}}

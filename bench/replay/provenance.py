@@ -32,7 +32,7 @@ import subprocess
 import sys
 import zlib
 
-from lib import hostinfo
+from lib import hostinfo, source
 from lib.format import rawtry
 
 DIR = "provenance"
@@ -159,6 +159,7 @@ def _kernel(b, in_run, prov, notes):
     entry = {"hash": b.hash, "variant": b.variant,
              "config": b.info.get("config"), "arch": b.arch,
              "series_hash": src.get("series_hash"),
+             "package": src.get("package"),
              "package_version": src.get("version"),
              "compiler": b.info.get("compiler"), "boots": in_run,
              "bzimage_sha256": None, "config_file": None,
@@ -193,12 +194,23 @@ def _definition(b, prov, notes):
     return rel
 
 
+def source_of(kernels):
+    """The lib/source.py record of provenance kernels (built from one
+    version; the default for records from before "package" and for git
+    trees, whose series is not ours)."""
+    for k in kernels.values():
+        try:
+            return source.of_package(k.get("package"))
+        except ValueError:
+            continue
+    return source.get(source.DEFAULT)
+
+
 def _patches(prov, kernels, env, notes):
-    """Copy the patch series the kernels were built from into
-    prov/patches/; its entry, or None (with a note) when the series at
-    hand is not theirs."""
-    pdir = env.get("JLBENCH_PATCHES") or os.path.join(
-        hostinfo.ROOT, "kernel-variants", "patches")
+    """Copy the patch series the kernels were built from (that of their
+    kernel version, lib/source.py) into prov/patches/; its entry, or None
+    (with a note) when the series at hand is not theirs."""
+    pdir = env.get("JLBENCH_PATCHES") or source_of(kernels).patches_dir
     try:
         digest, names = series(pdir)
     except OSError as e:

@@ -22,10 +22,10 @@ import shlex
 import sys
 
 from bench.guest import execute
-from bench.replay.provenance import DIR, Problem
+from bench.replay.provenance import DIR, Problem, source_of
 from bench.tries import inputs
 from lib import hostinfo
-from lib.format import counts, identity, rawtry
+from lib.format import counts, identity, rawtry, schema
 from lib.format import profile as profilefmt
 
 # rerun's exit status when the try ran but its mode gives no same bits.
@@ -91,7 +91,10 @@ def plan(resdir, run=None):
         specs.append("%s=@%s" % (k, os.path.abspath(
             os.path.join(resdir, DIR, d))) if d else k)
     return {"run": row["index"], "try": row["try"], "variant": v,
-            "config": config, "arch": arch, "kernels": " ".join(kernels),
+            "config": config, "arch": arch,
+            "source": source_of(
+                {k: prov["kernels"][k] for k in kernels}).name,
+            "kernels": " ".join(kernels),
             "specs": " ".join(specs),
             "image_kernels": "?" if image_kernels is None
             else " ".join(image_kernels),
@@ -300,7 +303,8 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
     o = execute.run(cmd, base + ".log", float(meta["runner"]["timeout_s"]),
                     base + ".stderr")
     perf = meta["protocol"].get("perf_events") or []
-    new = identity.try_figures(base, perf, bool(plugin), o.ended)
+    new = identity.try_figures(base, perf, bool(plugin), o.ended,
+                               schema.workload(meta))
     old = identity.recorded_try(resdir, row)
     say("rerun: %s in %.1f s, %s" % (new["row"]["status"], o.wall_seconds,
                                      o.ended))

@@ -157,10 +157,10 @@ while IFS='=' read -r key value; do
 done < <(replay plan "$HERE" ${run:+--run "$run"} || echo "error=1")
 [[ -z "${plan[error]:-}" ]] || die "cannot tell which try to rerun (see above)"
 read -r -a kernels <<<"${plan[kernels]}"
-log "run ${plan[run]} try ${plan[try]} (${plan[variant]}): kernels ${kernels[*]} (${plan[config]} config, ${plan[arch]})"
+log "run ${plan[run]} try ${plan[try]} (${plan[variant]}): kernels ${kernels[*]} (Linux ${plan[source]}, ${plan[config]} config, ${plan[arch]})"
 
 # (3) the kernels, from the recorded patch series
-build_args=(--config "${plan[config]}" --arch "${plan[arch]}" --out "$work/builds.tsv")
+build_args=(--source "${plan[source]}" --config "${plan[config]}" --arch "${plan[arch]}" --out "$work/builds.tsv")
 read -r -a specs <<<"${plan[specs]:-${plan[kernels]}}"
 for k in "${specs[@]}"; do
 	build_args+=(--variant "$k")
