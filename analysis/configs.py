@@ -253,7 +253,8 @@ def versions_title():
 
 def versions_section(res, st, out_dir):
     """Linux versions side by side (this run's config)."""
-    other = [v for v in source.SOURCES if v != linux_of(res.builds)]
+    mine = linux_of(res.builds) or source.DEFAULT
+    other = [v for v in source.SOURCES if v != mine]
     return _section(
         res, st, out_dir, VERSIONS, "Linux versions",
         "`./run_all.sh --source %s` runs the same experiment on Linux %s"
