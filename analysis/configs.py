@@ -15,8 +15,9 @@ import os
 from collections import namedtuple
 
 from analysis import fmt as F
+from analysis import pathkeys
 from analysis.facts import linux_of, proto
-from analysis.load import FormatError, read_builds, read_json
+from analysis.load import FormatError, Results, read_builds, read_json
 from analysis.view import comparisons, metric, unit, with_2011
 from lib import source
 
@@ -251,11 +252,55 @@ def versions_title():
     return "Kernel versions: Linux %s" % " and ".join(source.SOURCES)
 
 
+def _short(path):
+    """results/RUN of a results dir's path (how a command names it)."""
+    return os.path.join(os.path.basename(os.path.dirname(path)),
+                        os.path.basename(path))
+
+
+def path_changes(res, st):
+    """The paragraphs and tables of what changed on the path from this
+    run's version to each other one's (analysis/pathkeys.py), [] when no
+    run of another version has profiles."""
+    out = []
+    for value, path, _st, _b in peers(res, st, VERSIONS)[1:]:
+        got = pathkeys.changes(res, Results(path))
+        if not got:
+            continue
+        rows, d = got
+        here, there = VERSIONS.cell(linux_of(res.builds)), \
+            VERSIONS.cell(value)
+        out += ["", "What changed on the path from %s to %s: the %d "
+                "functions whose `%s` kernel instructions per operation "
+                "changed most (means of the runs' per-function profiles; "
+                "the kernel's total: %s against %s, %s), with their "
+                "static-key site executions per operation and the keys "
+                "their sites test in %s's `%s` build (new: not tested "
+                "there in %s). `analysis/profile-diff %s:%s %s:%s` lists "
+                "more." % (
+                    here, there, len(rows), JUMP, F.val(d.total["a"]),
+                    F.val(d.total["b"]), "%+.2f" % d.total["diff"], there,
+                    JUMP, here, _short(res.path), JUMP, _short(path),
+                    JUMP), "",
+                F.table(["function", "%s / op" % here, "%s / op" % there,
+                         "difference", "site executions / op, %s" % here,
+                         "site executions / op, %s" % there,
+                         "keys at its sites (%s)" % there],
+                        [["`%s`" % name, F.val(a), F.val(b),
+                          "%+.2f" % diff,
+                          "n/a" if sa is None else F.val(sa),
+                          "n/a" if sb is None else F.val(sb), keys]
+                         for name, a, b, diff, sa, sb, keys in rows],
+                        "lrrrrrl")]
+    return out
+
+
 def versions_section(res, st, out_dir):
-    """Linux versions side by side (this run's config)."""
+    """Linux versions side by side (this run's config), then what
+    changed on the path between them."""
     mine = linux_of(res.builds) or source.DEFAULT
     other = [v for v in source.SOURCES if v != mine]
-    return _section(
+    text = _section(
         res, st, out_dir, VERSIONS, "Linux versions",
         "`./run_all.sh --source %s` runs the same experiment on Linux %s"
         % (other[0], other[0]),
@@ -266,3 +311,6 @@ def versions_section(res, st, out_dir):
         "path changes and so do the static keys on it: the jump table "
         "counts every key's sites in the kernel, the site executions only "
         "those tbench's path runs.")
+    if not with_2011(st):
+        return text
+    return "\n".join([text] + path_changes(res, st))

@@ -302,3 +302,32 @@ def test_report_section_and_figure(tmp_path):
     sec = out.read_text().split("## Where the difference comes from\n")[1] \
         .split("\n## ")[0]
     assert sec.strip() == wherefrom.NOT_RUN
+
+
+def test_versions_section_lists_what_changed_on_the_path(tmp_path):
+    """Kernel versions: a 6.12 run beside this 6.1 one; the path table
+    ranks the jump-label kernels' functions by their change from one
+    version to the other, with their site executions in each (the builds
+    are not in the cache, so no keys are named)."""
+    d61 = profiled_run(tmp_path)
+    newer = {v: dict(f, tcp_sendmsg=f["tcp_sendmsg"] + 300,
+                     netif_rx=f["netif_rx"] - 20)
+             for v, f in FUNCS.items()}
+    sites = {"jump-label": {"netif_rx": 50, "fn_01": 2}}
+    d612 = profiled_run(tmp_path, funcs=newer, sites=sites,
+                        name="20261202T000000Z-def5678", linux="6.12")
+    for d in (d61, d612):
+        tool("analyze", d, "--no-history")
+    text = tool("report", d61).stdout
+    part = text.split("## Kernel versions: Linux 6.1 and 6.12")[1] \
+        .split("\n## ")[0]
+    assert "What changed on the path from Linux 6.1 to Linux 6.12: the " \
+        "2 functions" in part
+    rows = [r.split(" | ") for r in part.splitlines()
+            if r.startswith("| `")]
+    assert rows[0][:4] == ["| `tcp_sendmsg`", "1000", "1300", "+300.00"]
+    assert rows[1][:6] == ["| `netif_rx`", "420", "400", "-20.00", "40",
+                           "50"]
+    assert rows[0][6] == "build not at hand |"
+    assert "analysis/profile-diff results/%s:jump-label " \
+        "results/20261202T000000Z-def5678:jump-label" % RUN in part

@@ -1,0 +1,101 @@
+"""What changed on tbench's path between two runs of jump-label kernels
+(REPORT.md's "Kernel versions"): the functions whose kernel instructions
+per operation changed most, their static-key site executions per
+operation in each run, and the keys their sites test.
+
+The figures are the runs' per-function profiles (raw/*.profile.gz,
+analysis/profile.py: jump-label against jump-label, so no part of a
+difference is a check's cost). The keys are names, not measurements: the
+data symbols that the jump table entries of the function's sites point
+into (a tracepoint's key sits inside its struct tracepoint, so the
+tracepoint is named), read from the jump-label build's vmlinux, which is
+in the build cache (meta.json `builds`), not in the results dir: where
+the build is not at hand the column says so.
+"""
+import bisect
+import os
+
+from analysis import profile
+from analysis.load import FormatError
+from lib import hostinfo, vmlinux
+
+JUMP = "jump-label"
+SHOWN_KEYS = 3
+
+
+def build_dir(res, variant=JUMP):
+    """The build dir of variant's kernel in this machine's cache, or None
+    when meta.json does not name it or it is not there."""
+    b = (res.meta.get("builds") or {}).get(variant) or {}
+    path = hostinfo.local_path(b.get("dir"))
+    return path if path and os.path.isfile(
+        os.path.join(path, "vmlinux")) else None
+
+
+def site_keys(build):
+    """{function: sorted key symbols} of the jump table of a build dir's
+    vmlinux: per code symbol holding sites, the data symbols their keys
+    lie in."""
+    path = os.path.join(build, "vmlinux")
+    syms = vmlinux.symbols(path)
+    table = vmlinux.jump_table(path, syms)
+    code, _ = vmlinux.code_symbols(path)
+    starts = [a for a, _ in code]
+    data = sorted((a, s, n) for n, (a, s) in syms.items() if s > 0)
+    dstarts = [a for a, _, _ in data]
+    out = {}
+    for site, _target, key, _flags in table["decoded"]:
+        i = bisect.bisect_right(starts, site) - 1
+        j = bisect.bisect_right(dstarts, key) - 1
+        if i < 0 or j < 0:
+            continue
+        a, size, name = data[j]
+        out.setdefault(code[i][1], set()).add(
+            name if key < a + size else "%#x" % key)
+    return {f: sorted(k) for f, k in out.items()}
+
+
+def _keys_cell(keys, old):
+    """The keys of a function, those not among old (the other build's,
+    None: not at hand) marked new; at most SHOWN_KEYS named."""
+    if keys is None:
+        return "build not at hand"
+    if not keys:
+        return "-"
+    names = ["`%s`%s" % (k, " (new)" if old is not None and k not in old
+                         else "") for k in keys[:SHOWN_KEYS]]
+    more = len(keys) - SHOWN_KEYS
+    return ", ".join(names) + (" and %d more" % more if more > 0 else "")
+
+
+def changes(res_a, res_b, n=10):
+    """The n functions of the jump-label kernels whose kernel instructions
+    per op changed most from res_a to res_b: (rows, Diff), each row
+    (name, a, b, diff, site executions per op in a and in b, keys cell of
+    b's build); None when a run has no jump-label profiles."""
+    try:
+        d = profile.compare((res_a, JUMP), (res_b, JUMP))
+    except (FormatError, KeyError, ValueError):
+        return None
+    sites = []
+    for t in (d.a, d.b):
+        try:
+            sites.append(t.per_op(profile.SITES).mean())
+        except FormatError:
+            sites.append(None)
+    keys = []
+    for res in (res_a, res_b):
+        build = build_dir(res)
+        keys.append(site_keys(build) if build else None)
+    rows = []
+    for r in d.rows(n):
+        if r["kind"] != "function":
+            continue
+        s = [None if x is None else float(x.get(r["name"], 0.0))
+             for x in sites]
+        rows.append((r["name"], r["a"], r["b"], r["diff"], s[0], s[1],
+                     _keys_cell(None if keys[1] is None
+                                else keys[1].get(r["name"], []),
+                                None if keys[0] is None
+                                else keys[0].get(r["name"], []))))
+    return rows, d
