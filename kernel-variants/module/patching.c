@@ -16,17 +16,30 @@
 #include "jlbench_static_key.h"
 
 /*
+ * The module's core text. Linux 6.4 split struct module's layouts into
+ * mem[] by type (and added for_each_mod_mem_type() with it); before, the
+ * text began core_layout.
+ */
+#ifdef for_each_mod_mem_type
+#define jlb_text_base()	((const u8 *)THIS_MODULE->mem[MOD_TEXT].base)
+#define jlb_text_size()	(THIS_MODULE->mem[MOD_TEXT].size)
+#else
+#define jlb_text_base()	((const u8 *)THIS_MODULE->core_layout.base)
+#define jlb_text_size()	(THIS_MODULE->core_layout.text_size)
+#endif
+
+/*
  * text_diff: bytes of the module's core text that differ from @snap, and in
  * @outside those of them that are not in one of the key's @nsites sites.
  */
 static unsigned int text_diff(const u8 *snap, const struct jlb_site *sites,
 			      int nsites, unsigned int *outside)
 {
-	const u8 *text = THIS_MODULE->core_layout.base;
+	const u8 *text = jlb_text_base();
 	unsigned int i, n = 0;
 
 	*outside = 0;
-	for (i = 0; i < THIS_MODULE->core_layout.text_size; i++) {
+	for (i = 0; i < jlb_text_size(); i++) {
 		if (text[i] == snap[i])
 			continue;
 		n++;
@@ -46,7 +59,7 @@ void jlb_check_code_patching(void)
 {
 	struct jlb_site sites[JLB_MAX_SITES] = {};
 	u8 site_off[JLB_SITE_MAX_LEN] = {}, site_on[JLB_SITE_MAX_LEN] = {};
-	unsigned int size = THIS_MODULE->core_layout.text_size;
+	unsigned int size = jlb_text_size();
 	unsigned int on_diff, on_out, off_diff, off_out;
 	bool bytes_ok = true, text_ok;
 	int nsites = 0;
@@ -69,7 +82,7 @@ void jlb_check_code_patching(void)
 		jlb_report("text_patching", false);
 		return;
 	}
-	memcpy(snap, THIS_MODULE->core_layout.base, size);
+	memcpy(snap, jlb_text_base(), size);
 
 	jump_label_inc(&jlb_key);
 	text_ok = jlb_expect("text_patching", 1);
