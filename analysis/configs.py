@@ -259,40 +259,55 @@ def _short(path):
 
 
 def path_changes(res, st):
-    """The paragraphs and tables of what changed on the path from this
-    run's version to each other one's (analysis/pathkeys.py), [] when no
-    run of another version has profiles."""
+    """The paragraphs and tables of what changed on the path between this
+    run's version and each other one's, the older version first
+    (analysis/pathkeys.py); [] when no run of another version has
+    profiles."""
     out = []
+    order = list(source.SOURCES)
+    mine = linux_of(res.builds)
     for value, path, _st, _b in peers(res, st, VERSIONS)[1:]:
-        got = pathkeys.changes(res, Results(path))
+        sides = [(mine, res), (value, Results(path))]
+        if value in order and mine in order and \
+                order.index(value) < order.index(mine):
+            sides.reverse()
+        (va, ra), (vb, rb) = sides
+        a, b = VERSIONS.cell(va), VERSIONS.cell(vb)
+        got = pathkeys.changes(ra, rb, (a, b))
         if not got:
             continue
-        rows, d = got
-        here, there = VERSIONS.cell(linux_of(res.builds)), \
-            VERSIONS.cell(value)
-        out += ["", "What changed on the path from %s to %s: the %d "
-                "functions whose `%s` kernel instructions per operation "
-                "changed most (means of the runs' per-function profiles; "
-                "the kernel's total: %s against %s, %s), with their "
-                "static-key site executions per operation and the keys "
-                "their sites test in %s's `%s` build (new: not tested "
-                "there in %s). `analysis/profile-diff %s:%s %s:%s` lists "
+        by_insns, by_sites, d = got
+        out += ["", "What changed on the path from %s to %s, function by "
+                "function (means of the runs' per-function profiles of "
+                "`%s`; the kernel's total: %s against %s kernel "
+                "instructions per operation, %s), with the keys their "
+                "sites test, read from the two `%s` builds' jump tables "
+                "(a key of one build only says which). A function of one "
+                "version only is one the other inlines, renames or does "
+                "not have. `analysis/profile-diff %s:%s %s:%s` lists "
                 "more." % (
-                    here, there, len(rows), JUMP, F.val(d.total["a"]),
-                    F.val(d.total["b"]), "%+.2f" % d.total["diff"], there,
-                    JUMP, here, _short(res.path), JUMP, _short(path),
-                    JUMP), "",
-                F.table(["function", "%s / op" % here, "%s / op" % there,
-                         "difference", "site executions / op, %s" % here,
-                         "site executions / op, %s" % there,
-                         "keys at its sites (%s)" % there],
-                        [["`%s`" % name, F.val(a), F.val(b),
-                          "%+.2f" % diff,
-                          "n/a" if sa is None else F.val(sa),
-                          "n/a" if sb is None else F.val(sb), keys]
-                         for name, a, b, diff, sa, sb, keys in rows],
-                        "lrrrrrl")]
+                    a, b, JUMP, F.val(d.total["a"]), F.val(d.total["b"]),
+                    "%+.2f" % d.total["diff"], JUMP, _short(ra.path), JUMP,
+                    _short(rb.path), JUMP)]
+        for what, rows in (("kernel instructions", by_insns),
+                           ("static-key site executions", by_sites)):
+            if rows:
+                out += ["", "The %d functions whose %s per operation "
+                        "changed most:" % (len(rows), what), "",
+                        _path_table(a, b, rows)]
     return out
+
+
+def _path_table(a, b, rows):
+    """A table of pathkeys.changes() rows (a, b: the versions' names)."""
+    return F.table(
+        ["function", "%s / op" % a, "%s / op" % b, "difference",
+         "site executions / op, %s" % a, "site executions / op, %s" % b,
+         "keys at its sites"],
+        [["`%s`" % name, F.val(x), F.val(y), "%+.2f" % diff,
+          "n/a" if sa is None else F.val(sa),
+          "n/a" if sb is None else F.val(sb), keys]
+         for name, x, y, diff, sa, sb, keys in rows], "lrrrrrl")
 
 
 def versions_section(res, st, out_dir):

@@ -55,24 +55,31 @@ def site_keys(build):
     return {f: sorted(k) for f, k in out.items()}
 
 
-def _keys_cell(keys, old):
-    """The keys of a function, those not among old (the other build's,
-    None: not at hand) marked new; at most SHOWN_KEYS named."""
-    if keys is None:
+def _keys_cell(keys, names):
+    """The keys at a function's sites in the two builds (keys: two lists,
+    None where a build is not at hand), a key of one build only marked
+    with its name (names: the two runs'); at most SHOWN_KEYS named."""
+    if None in keys:
         return "build not at hand"
-    if not keys:
+    both = sorted(set(keys[0]) | set(keys[1]))
+    if not both:
         return "-"
-    names = ["`%s`%s" % (k, " (new)" if old is not None and k not in old
-                         else "") for k in keys[:SHOWN_KEYS]]
-    more = len(keys) - SHOWN_KEYS
-    return ", ".join(names) + (" and %d more" % more if more > 0 else "")
+    cells = ["`%s`%s" % (k, "" if k in keys[0] and k in keys[1] else
+                         " (%s only)" % names[0 if k in keys[0] else 1])
+             for k in both[:SHOWN_KEYS]]
+    more = len(both) - SHOWN_KEYS
+    return ", ".join(cells) + (" and %d more" % more if more > 0 else "")
 
 
-def changes(res_a, res_b, n=10):
-    """The n functions of the jump-label kernels whose kernel instructions
-    per op changed most from res_a to res_b: (rows, Diff), each row
-    (name, a, b, diff, site executions per op in a and in b, keys cell of
-    b's build); None when a run has no jump-label profiles."""
+def changes(res_a, res_b, names, n=10):
+    """What changed from res_a's jump-label kernel to res_b's: (by_insns,
+    by_sites, Diff), by_insns the n functions whose kernel instructions
+    per op changed most, by_sites the n whose static-key site executions
+    per op did ([] when a run's profiles do not count sites), each row
+    (name, instructions per op in a and in b, their difference, site
+    executions per op in a and in b, the keys at its sites in either
+    build; names: the runs' names for the keys of one build only); None
+    when a run has no jump-label profiles."""
     try:
         d = profile.compare((res_a, JUMP), (res_b, JUMP))
     except (FormatError, KeyError, ValueError):
@@ -87,15 +94,18 @@ def changes(res_a, res_b, n=10):
     for res in (res_a, res_b):
         build = build_dir(res)
         keys.append(site_keys(build) if build else None)
-    rows = []
-    for r in d.rows(n):
-        if r["kind"] != "function":
-            continue
-        s = [None if x is None else float(x.get(r["name"], 0.0))
-             for x in sites]
-        rows.append((r["name"], r["a"], r["b"], r["diff"], s[0], s[1],
-                     _keys_cell(None if keys[1] is None
-                                else keys[1].get(r["name"], []),
-                                None if keys[0] is None
-                                else keys[0].get(r["name"], []))))
-    return rows, d
+
+    def row(name):
+        s = [None if x is None else float(x.get(name, 0.0)) for x in sites]
+        a, b = float(d.mean_a.get(name, 0.0)), float(d.mean_b.get(name, 0.0))
+        return (name, a, b, b - a, s[0], s[1], _keys_cell(
+            [None if k is None else k.get(name, []) for k in keys], names))
+
+    by_insns = [row(r["name"]) for r in d.rows(n) if r["kind"] == "function"]
+    by_sites = []
+    if all(x is not None for x in sites):
+        delta = sites[1].sub(sites[0], fill_value=0.0)
+        delta = delta[delta != 0]
+        ranked = sorted(zip(-delta.abs().values, delta.index))
+        by_sites = [row(name) for _, name in ranked[:n]]
+    return by_insns, by_sites, d

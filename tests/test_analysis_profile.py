@@ -321,13 +321,17 @@ def test_versions_section_lists_what_changed_on_the_path(tmp_path):
     text = tool("report", d61).stdout
     part = text.split("## Kernel versions: Linux 6.1 and 6.12")[1] \
         .split("\n## ")[0]
-    assert "What changed on the path from Linux 6.1 to Linux 6.12: the " \
-        "2 functions" in part
-    rows = [r.split(" | ") for r in part.splitlines()
-            if r.startswith("| `")]
-    assert rows[0][:4] == ["| `tcp_sendmsg`", "1000", "1300", "+300.00"]
-    assert rows[1][:6] == ["| `netif_rx`", "420", "400", "-20.00", "40",
-                           "50"]
-    assert rows[0][6] == "build not at hand |"
+    assert "What changed on the path from Linux 6.1 to Linux 6.12" in part
+    insns, sites = [[r.split(" | ") for r in t.splitlines()
+                     if r.startswith("| `")] for t in part.split(
+                         "changed most:")[1:]]
+    assert "The 2 functions whose kernel instructions per operation" in part
+    assert insns[0][:4] == ["| `tcp_sendmsg`", "1000", "1300", "+300.00"]
+    assert insns[1][:6] == ["| `netif_rx`", "420", "400", "-20.00", "40",
+                            "50"]
+    assert insns[0][6] == "build not at hand |"
+    # netif_rx is the one function whose site executions changed
+    assert "The 1 functions whose static-key site executions" in part
+    assert sites == [insns[1]]
     assert "analysis/profile-diff results/%s:jump-label " \
         "results/20261202T000000Z-def5678:jump-label" % RUN in part
