@@ -34,6 +34,13 @@
 #                          (by default atomic-read also runs as
 #                          atomic-read.aa: the report's noise floor)
 #   --clients N            tbench clients (default: 20, as in 2011)
+#   --workload tbench|pipe what the guest runs (default: tbench; pipe: perf
+#                          bench sched pipe, the workload of the perf stat
+#                          table in the kernel's
+#                          Documentation/staging/static-keys.rst, with its
+#                          own headline and REPORT.md wording)
+#   --loops N              --workload pipe: round trips per run (default:
+#                          100000, as that table's pipe-test)
 #   --append WORDS         extra kernel command line words for every boot
 #                          of bench/run, after each build's boot_args (one
 #                          argument; no quotes or newlines, of the jlbench.*
@@ -124,7 +131,7 @@ while [[ $# -gt 0 ]]; do
 		usage_header
 		exit 0
 		;;
-	--profile | --boots | --seconds | --clients | --accel | --seed)
+	--profile | --boots | --seconds | --clients | --accel | --seed | --workload | --loops)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		bench_args+=("$1" "$2")
 		[[ $1 != --accel ]] || accel=$2

@@ -146,6 +146,16 @@ def _meta_plugin(path):
         return False
 
 
+def _meta_workload(path):
+    """The run's workload (meta.json protocol.workload; tbench)."""
+    try:
+        with open(os.path.join(path, "meta.json")) as f:
+            name = schema.workload(json.load(f))
+    except (OSError, ValueError, AttributeError):
+        return "tbench"
+    return name if name in schema.WORKLOAD else "tbench"
+
+
 class _Row:
     """One runs.csv row and where its raw files are."""
 
@@ -180,11 +190,12 @@ def check_raw(path):
     if not rows or any(c not in header for c in KEY_COLUMNS):
         return chk
     events = [c[len("perf_"):] for c in header if c.startswith("perf_")]
-    ctx = {"compared": [c for c in rawtry.columns(events) + [
+    workload = _meta_workload(path)
+    ctx = {"compared": [c for c in rawtry.columns(events, None, workload) + [
         m.column for m in schema.MODEL_COUNTERS] if c in header],
            "events": events,
            "counters": set(schema.counter_columns(header)),
-           "plugin": _meta_plugin(path),
+           "plugin": _meta_plugin(path), "workload": workload,
            "any_manifest": any(n.endswith(rawtry.MANIFEST) for n in
                                _listdir(os.path.join(path, "raw")))}
     kept = {}
@@ -254,7 +265,7 @@ def _check_row(chk, r, ctx):
                   % r.log, "missing log")
         return None
     got = rawtry.derive(r.base, ctx["events"], ctx["plugin"] or os.path.isfile(
-        r.base + ".counts"), ENDED)
+        r.base + ".counts"), ENDED, ctx["workload"])
     if not _same(r.row["status"], got.status):
         r.add(chk, "status", r.row["status"], r.log, got.status,
               "status is %s, but %s gives '%s'%s"

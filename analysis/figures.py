@@ -36,6 +36,9 @@ TEMPLATES = [
     # the model of bench/run --model
     ("modelled", "Modelled cycles per tbench operation, by source "
                  "(a model, not hardware)"),
+    # the same run: the band of analysis/modelcost.py band()
+    ("modelband", "Modelled gain vs {base}: the instruction path (floor), "
+                  "with overlap, in order (a model, not hardware)"),
 ]
 
 

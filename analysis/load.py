@@ -60,7 +60,10 @@ def read_runs(path, drop_lines=()):
     if bad:
         raise FormatError("%s: unknown status %s" % (path, ", ".join(bad)))
     ok = df["status"] == "ok"
-    broken = df[ok & ~(df["throughput_mbps"] > 0)]
+    # a pipe run's figure is its time per round trip (schema WORKLOADS)
+    figure = "pipe_usecs_per_op" if "pipe_usecs_per_op" in df.columns \
+        else "throughput_mbps"
+    broken = df[ok & ~(df[figure] > 0)]
     if not broken.empty:
         raise FormatError("%s: ok run(s) %s without a throughput"
                           % (path, list(broken["index"])))
@@ -166,15 +169,12 @@ def read_selftest(path):
     return df
 
 
-def model_cycles(runs, meta):
-    """runs with the derived counter column model_cycles (lib/model.py)
-    when meta.json has the model's penalties: a number where every figure
-    it needs is one, else the first textual marker (not-counted), empty
-    where the run has no figures."""
-    penalties = (meta.get("model") or {}).get("penalties")
-    need = list(model.INSNS) + [c for name in penalties or ()
-                                for c in model.PENALTY_EVENTS[name]]
-    if not penalties or any(c not in runs.columns for c in need):
+def _derived(runs, column, need, cycles):
+    """runs with column: cycles({column: int}) of each row where every
+    figure of need is a number, else the first textual marker
+    (not-counted), empty where the run has no figures; runs as they are
+    when a column of need is absent."""
+    if any(c not in runs.columns for c in need):
         return runs
 
     def one(row):
@@ -184,12 +184,30 @@ def model_cycles(runs, meta):
             return text[0]
         if any(v in ("", "nan") for v in cells.values()):
             return ""
-        return str(model.cycles({c: int(v) for c, v in cells.items()},
-                                penalties))
+        return str(cycles({c: int(v) for c, v in cells.items()}))
 
     runs = runs.copy()
-    runs[schema.MODEL_CYCLES.column] = runs.apply(one, axis=1) \
-        if len(runs) else ""
+    runs[column] = runs.apply(one, axis=1) if len(runs) else ""
+    return runs
+
+
+def model_cycles(runs, meta):
+    """runs with the derived counter columns model_cycles (the in-order
+    sum) and model_cycles_ooo (with the overlap rule; lib/model.py) when
+    meta.json has the model's penalties (and its "overlap")."""
+    m = meta.get("model") or {}
+    penalties, overlap = m.get("penalties"), m.get("overlap")
+    if not penalties:
+        return runs
+    need = list(model.INSNS) + [c for name in penalties
+                                for c in model.PENALTY_EVENTS[name]]
+    runs = _derived(runs, schema.MODEL_CYCLES.column, need,
+                    lambda f: model.cycles(f, penalties))
+    if overlap:
+        runs = _derived(
+            runs, schema.MODEL_CYCLES_OOO.column,
+            list(model.INSNS) + model.overlap_columns(penalties),
+            lambda f: model.overlap_cycles(f, penalties, overlap))
     return runs
 
 

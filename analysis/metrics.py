@@ -24,9 +24,10 @@ def names():
     return list(schema.THROUGHPUT)
 
 
-def headline(mode):
-    """The metric that answers the question in this accelerator mode."""
-    return schema.MODE[mode].headline
+def headline(mode, workload="tbench"):
+    """The metric that answers the question in this accelerator mode, for
+    this workload (lib/format/schema.py WORKLOADS: pipe has its own)."""
+    return schema.WORKLOAD[workload].headline or schema.MODE[mode].headline
 
 
 def other(mode):
@@ -47,5 +48,9 @@ def unit(name):
 
 
 def ops_per_s(runs):
-    """Operations per second of the measured phase, per run (a Series)."""
+    """Operations per second of the measured phase, per run (a Series):
+    tbench's ops / seconds; a pipe run's round trips per second by perf
+    bench's own clock, 10^6 / pipe_usecs_per_op."""
+    if "pipe_usecs_per_op" in runs.columns:
+        return 1e6 / runs["pipe_usecs_per_op"].astype(float)
     return runs["ops"].astype(float) / runs["seconds"].astype(float)

@@ -7,10 +7,13 @@ accesses of each kernel, and analysis turns them into modelled cycles =
 instructions + penalty x events (analysis/load.py). Every figure here is a
 model's, labelled so: not a measurement of any CPU.
 """
+import os
 from collections import namedtuple
 
 from analysis import fmt as F
-from analysis.view import comparisons, head, metric
+from analysis.facts import proto
+from analysis.load import FormatError, read_builds, read_json
+from analysis.view import comparisons, head, headline, metric
 from lib import model
 from lib.format import schema
 
@@ -29,8 +32,33 @@ ROWS = [
     ("branches left unresolved", ("branches_unresolved",)),
     ("L1I and L1D misses that missed the L2 too",
      model.PENALTY_EVENTS["l2_miss"]),
+    ("L1D misses feeding a mispredicted branch (overlap)",
+     model.OVERLAP_EVENTS["fed"]),
+    ("groups of independent L1D misses (overlap)",
+     model.OVERLAP_EVENTS["groups"]),
+    ("L1D misses to memory feeding a mispredicted branch (overlap)",
+     model.OVERLAP_EVENTS["fed_mem"]),
+    ("groups of independent L1D misses reaching memory (overlap)",
+     model.OVERLAP_EVENTS["groups_mem"]),
 ]
-OPTION_ROWS = {"L1I and L1D misses that missed the L2 too": "l2"}
+# Rows only in runs whose meta.json "model" has all of these: a geometry
+# entry (the option) or the "overlap" entry.
+OPTION_ROWS = {
+    "L1I and L1D misses that missed the L2 too": ("l2",),
+    "L1D misses feeding a mispredicted branch (overlap)": ("overlap",),
+    "groups of independent L1D misses (overlap)": ("overlap",),
+    "L1D misses to memory feeding a mispredicted branch (overlap)":
+        ("overlap", "l2"),
+    "groups of independent L1D misses reaching memory (overlap)":
+        ("overlap", "l2"),
+}
+
+
+def _has(meta, what):
+    """meta.json's "model" has the overlap entry, or the option what."""
+    return what in meta if what == "overlap" else what in meta["geometry"]
+
+
 # Parts of the modelled cycles: title (the report's), columns, penalty
 # name (None: the instructions) and label (the plot's).
 Part = namedtuple("Part", "title columns penalty label")
@@ -42,6 +70,12 @@ PARTS = [Part("instructions", model.INSNS, None, "instructions")] + [
          model.PENALTY_EVENTS[p.name], p.name, LABELS[p.name])
     for p in model.PENALTIES + model.OPTION_PENALTIES]
 CYCLES = schema.MODEL_CYCLES.column + "_per_op"
+CYCLES_OOO = schema.MODEL_CYCLES_OOO.column + "_per_op"
+# The band's columns: (title, metric of stats.json or None for the
+# headline, a cycles metric: fewer is the gain).
+BAND = [("instruction path (floor)", None, False),
+        ("with overlap", CYCLES_OOO, True),
+        ("in order (upper bound)", CYCLES, True)]
 
 
 def parts(penalties):
@@ -79,31 +113,163 @@ def breakdown(st, penalties):
     return out
 
 
+def _gain(c, cycles):
+    """(gain, lo, hi) in % of a comparison dict (fewer cycles per op, or
+    more operations per second, is a gain), or None."""
+    if not c or F.missing(c.get("pct_change")):
+        return None
+    lo, hi = c.get("pct_ci_lo"), c.get("pct_ci_hi")
+    lo, hi = (None if F.missing(lo) else lo), (None if F.missing(hi) else hi)
+    if not cycles:
+        return (c["pct_change"], lo, hi)
+    return (-c["pct_change"], None if hi is None else -hi,
+            None if lo is None else -lo)
+
+
+def band(st):
+    """[(kernel, [gain of each BAND column or None])] of every kernel but
+    the baseline: its modelled gain vs the baseline with overlap and
+    without, and the instruction-path gain (the headline's) as the
+    floor."""
+    out = []
+    got = [comparisons(metric(st, name or headline(st)) or
+                       {"comparisons": []}, "main")
+           for _, name, _ in BAND]
+    for lab in st["groups"]["main"]:
+        if lab == st["baseline"]:
+            continue
+        out.append((lab, [_gain(g.get(lab), cyc)
+                          for g, (_, _, cyc) in zip(got, BAND)]))
+    return out
+
+
+def model_name(meta):
+    """The model a run's meta.json says it ran: its preset, "default", or
+    None without the model."""
+    m = meta.get("model")
+    if not isinstance(m, dict):
+        return None
+    return m.get("preset") or "default"
+
+
+def _same(meta, st):
+    """What runs must share for their bands to sit in one table: mode,
+    clients, run length, baseline and the kernels (build hashes)."""
+    builds = read_builds({i["variant"] for i in st.get("labels", [])},
+                         meta)
+    return (st.get("mode"), proto(meta, "clients"), proto(meta, "seconds"),
+            st.get("baseline"),
+            sorted((v, b.get("hash")) for v, b in builds.items()))
+
+
+def bands(res, st):
+    """[(model, run id, band)]: this run's band (band()), then the newest
+    analysed run's of each other model (preset) under the same results/
+    dir with the same kernels, baseline, mode, clients and run length (a
+    run models one core: docs/model.md, "Costs")."""
+    mine = model_name(res.meta)
+    out = [(mine, res.run_id, band(st))]
+    want = _same(res.meta, st)
+    seen = {mine}
+    root = os.path.dirname(res.path)
+    for name in sorted(os.listdir(root), reverse=True):
+        path = os.path.join(root, name)
+        if path == res.path or not os.path.isdir(path):
+            continue
+        try:
+            other = read_json(os.path.join(path, "stats.json"))
+            meta = read_json(os.path.join(path, "meta.json"))
+        except FormatError:
+            continue
+        if not other or not meta or not present(other):
+            continue
+        which = model_name(meta)
+        if which is None or which in seen or _same(meta, other) != want:
+            continue
+        seen.add(which)
+        out.append((which, name, band(other)))
+    return out
+
+
+def _gain_cell(g):
+    if g is None:
+        return "n/a"
+    if g[1] is None or g[2] is None:
+        return "%+.2f%% [CI n/a]" % g[0]
+    return "%+.2f%% [%+.2f, %+.2f]" % g
+
+
+def _band_table(res, st):
+    rows = []
+    for i, (which, run_id, got) in enumerate(bands(res, st)):
+        name = "`%s`" % which + ("" if i == 0 else " (run %s)" % run_id)
+        rows += [[name, "`%s`" % lab] + [_gain_cell(g) for g in gains]
+                 for lab, gains in got]
+    return F.table(["model", "kernel"] + [
+        "%s [95%% CI]" % t for t, _, _ in BAND], rows, "llrrr")
+
+
+def _band_note(meta):
+    o = meta.get("overlap")
+    gain = ("Gain = % fewer modelled cycles per operation than `{base}` "
+            "(the instruction path: % more operations per guest second, "
+            "the headline). In order, every penalty is paid in full (the "
+            "upper bound); ")
+    if not o:
+        return gain + (
+            "this run's model predates the overlap rule: its plugin "
+            "reports have no overlap classes, so it has no figure with "
+            "overlap.")
+    return gain + (
+        "with overlap, the first-order rule of an out-of-order core "
+        "(bench/plugin/overlap.h, after Karkhanis and Smith's interval "
+        "analysis) with a reorder buffer of %d and a width of %d (a "
+        "window hides %d cycles): front-end misses and mispredictions in "
+        "full, an L1D miss in full when it feeds a mispredicted branch (a "
+        "load at most 3 instructions before it), otherwise only what a "
+        "window of independent misses does not hide." % (
+            o["rob"], o["width"], model.hide(o)))
+
+
+BANDS = (
+    "A run models one core (docs/model.md, \"Costs\"): the table has this "
+    "run's model first, then the newest analysed run of each other model "
+    "(`--model-preset`) under the same results dir with the same kernels, "
+    "baseline, mode, clients and run length, if any, each with its own "
+    "parameters (the presets' table in docs/model.md).")
+
+
 def _cell(x, digits=6):
     return "n/a" if x is None else F.val(x, digits)
 
 
 def _cycles_table(st):
-    m = metric(st, CYCLES)
+    """In order, and with overlap beside it when the run has it."""
+    m, ooo = metric(st, CYCLES), metric(st, CYCLES_OOO)
     comps = comparisons(m, "main")
+    ooo_comps = comparisons(ooo, "main") if ooo else {}
     rows = []
     for lab in st["groups"]["main"]:
         d, c = m["per_label"][lab], comps.get(lab)
-        rows.append(["`%s`" % lab, d["n"], _cell(d["mean"], 7),
-                     "[%s, %s]" % (_cell(d["ci_lo"], 7),
-                                   _cell(d["ci_hi"], 7)),
-                     F.pct_ci(c) if c else "(baseline)",
-                     c["marker"] if c else ""])
-    return F.table(["kernel", "n", "modelled cycles / op", "95% CI",
-                    "%% vs %s [95%% CI]" % st["baseline"], ""], rows,
-                   "lrrrrl")
+        row = ["`%s`" % lab, d["n"], _cell(d["mean"], 7),
+               "[%s, %s]" % (_cell(d["ci_lo"], 7), _cell(d["ci_hi"], 7)),
+               F.pct_ci(c) if c else "(baseline)", c["marker"] if c else ""]
+        if ooo:
+            o, oc = ooo["per_label"][lab], ooo_comps.get(lab)
+            row += [_cell(o["mean"], 7),
+                    F.pct_ci(oc) if oc else "(baseline)"]
+        rows.append(row)
+    vs = "%% vs %s [95%% CI]" % st["baseline"]
+    head = ["kernel", "n", "modelled cycles / op (in order)", "95% CI", vs,
+            ""] + (["with overlap / op", vs] if ooo else [])
+    return F.table(head, rows, "lrrrrl" + ("rr" if ooo else ""))
 
 
 def _events_table(st, meta):
     main = st["groups"]["main"]
     rows = [[title] + [_cell(per_op(st, lab, cols)) for lab in main]
-            for title, cols in ROWS if title not in OPTION_ROWS
-            or OPTION_ROWS[title] in meta["geometry"]]
+            for title, cols in ROWS
+            if all(_has(meta, w) for w in OPTION_ROWS.get(title, ()))]
     return F.table(["per tbench operation (kernel + user)"]
                    + ["`%s`" % lab for lab in main], rows,
                    "l" + "r" * len(main))
@@ -183,8 +349,10 @@ def _parameters(meta):
 
 
 LEAVES_OUT = (
-    "What the model leaves out: out-of-order overlap (a real core hides "
-    "part of each penalty), prefetchers (but the L1I's next-line one, an "
+    "What the model leaves out: out-of-order overlap beyond the "
+    "first-order rule of the band (overlap of front-end misses, of "
+    "misses with each other across branches, the issue time within a "
+    "window), prefetchers (but the L1I's next-line one, an "
     "option), SMT, an L3 and memory (an L1 "
     "miss costs an L2 hit, and with the model's L2 an L2 miss an L3 hit), "
     "TLBs, the real penalties of any CPU, return and indirect-branch "
@@ -207,8 +375,15 @@ def section(st, res):
         head(st, "Modelled cycles per tbench operation, %% vs %s"
              % st["baseline"]), "",
         "Modelled cycles = instructions + each penalty x its events "
-        "(kernel and user); the CI is across perturbation seeds, paired "
-        "like the headline.", "", _cycles_table(st), "",
+        "(kernel and user), in order; with overlap, priced by the "
+        "overlap rule (the band below says how); the CI is across "
+        "perturbation seeds, paired like the headline.", "",
+        _cycles_table(st), "",
+        head(st, "The band: modelled gain vs %s, with overlap and without"
+             % st["baseline"]), "",
+        _band_table(res, st), "",
+        _band_note(meta).replace("{base}", st["baseline"]) + " " + BANDS,
+        "",
         head(st, "Model events per tbench operation"), "",
         F.details("Branches, mispredictions, BTB, L1I and L1D figures and "
                   "static-key word accesses per operation, by kernel",

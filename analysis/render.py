@@ -20,7 +20,7 @@ from analysis import configs, convergence, explain, facts, metrics, reference
 from analysis import fmt as F
 from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
                            metric, unit, with_2011)
-from analysis import figures, hosts, modelcost, modes, wherefrom
+from analysis import figures, hosts, modelcost, modes, pipe, wherefrom
 from analysis.verdict import answer, nested, verdicts
 from lib.format import schema
 
@@ -317,7 +317,10 @@ def contents(top, body):
 
 def render(res, st, out_path, plots_dir):
     """The whole REPORT.md text: first the answer, the verdict and the main
-    figure, then the contents, then the sections."""
+    figure, then the contents, then the sections. A run of another
+    workload than tbench has its own (analysis/pipe.py)."""
+    if st.get("workload", "tbench") == "pipe":
+        return pipe.render(res, st, out_path, plots_dir)
     out_dir = os.path.dirname(os.path.abspath(out_path))
     rel = os.path.relpath(res.path, out_dir)
     st = dict(st, nested=facts.nested(res.meta))

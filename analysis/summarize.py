@@ -267,7 +267,8 @@ def summarize(res, loadfile=None):
         raise ValueError("runs.csv mixes modes %s: analyse one mode per "
                          "results dir" % ", ".join(run_modes))
     mode = run_modes[0]
-    headline = metrics.headline(mode)
+    workload = schema.workload(res.meta)
+    headline = metrics.headline(mode, workload)
     lengths = sorted(int(s) for s in set(all_runs["seconds"].dropna()))
     runs = longest(all_runs)
     main, aa = _groups(all_runs)
@@ -283,10 +284,13 @@ def summarize(res, loadfile=None):
     if main and baseline not in main:
         warnings.append("no %s runs: no comparisons against the baseline"
                         % baseline)
-    names = [m.name for m in schema.METRICS if m.derived
-             or m.name in runs.columns] + [
+    names = [m.name for m in schema.METRICS if (
+        m.derived or m.name in runs.columns)
+        and m.name in schema.WORKLOAD[workload].metrics] + [
         c + "_per_op" for c in schema.counter_columns(runs.columns)]
-    cal = calibrate.load() if mode == "icount" else None
+    # the calibration (its environment floor) was measured on tbench
+    cal = calibrate.load() if mode == "icount" and workload == "tbench" \
+        else None
     out_metrics = [_metric(runs, mode, m, groups, infos, warnings, baseline,
                            headline, cal) for m in names]
     ok = runs[runs["status"] == "ok"]
@@ -294,6 +298,7 @@ def summarize(res, loadfile=None):
     norm = values / values.groupby(ok["label"]).transform("mean")
     return {
         "schema": 2, "run_id": res.run_id, "mode": mode,
+        **({"workload": workload} if workload != "tbench" else {}),
         "nested": facts.nested(res.meta),
         "linux": facts.linux_of(res.builds),
         "mode_description": schema.MODE[schema.mode_key(
@@ -306,7 +311,7 @@ def summarize(res, loadfile=None):
         if len(lengths) > 1 else [],
         "mbps_explained": explain.explain(res, runs, loadfile, groups,
                                           baseline)
-        if loadfile is not None else None,
+        if loadfile is not None and workload == "tbench" else None,
         "baseline": baseline, "alpha": stats.ALPHA,
         "power": stats.POWER, "methods": METHODS,
         "calibration": cal,

@@ -18,6 +18,13 @@ recorded in meta.json's "model":
 - PENALTIES: cycles charged per event when analysis turns the counts into
   modelled cycles = instructions + sum of penalty x events; the L2's
   (OPTION_PENALTIES) only in runs with l2=.
+- CORE: the out-of-order overlap rule's reorder buffer and dispatch width
+  (bench/plugin/overlap.h): the plugin groups the L1D misses by rob=
+  (passed only when it is not the plugin's own default, so the default
+  model's arguments are what they were), and analysis prices the groups
+  with the penalties and hide = rob / width cycles (overlap_cycles()):
+  modelled cycles with overlap, beside the in-order sum above, its upper
+  bound.
 The defaults resemble a current x86-64 core (e.g. Zen 4 or Golden Cove:
 32 KiB 8-way L1I and L1D, 64-byte lines, a mispredict costs 13-17 cycles,
 an L1 miss that hits L2 about 14).
@@ -70,6 +77,15 @@ OPTION_PENALTIES = [
           "taken as an L3 hit); only with l2="),
 ]
 OPTION_OF = {"l2_miss": "l2"}
+CORE = [
+    Param("rob", "256", "reorder buffer entries, the overlap rule's window "
+          "(instructions)"),
+    Param("width", "4", "dispatch width (instructions a cycle); a window "
+          "hides rob / width cycles of a data miss"),
+]
+# rob= of the plugin's default model (bench/plugin/modelcfg.h
+# MODEL_DEFAULT_ROB): passed to the plugin only when it differs.
+PLUGIN_ROB = "256"
 # The events of each penalty: runs.csv columns (kernel, user).
 PENALTY_EVENTS = {
     "mispredict": ("kernel_mispredicts", "user_mispredicts"),
@@ -80,7 +96,17 @@ PENALTY_EVENTS = {
                 "kernel_l2d_misses", "user_l2d_misses"),
 }
 INSNS = ("kernel_insns", "user_insns")
-ALL = GEOMETRY + OPTIONS + PENALTIES + OPTION_PENALTIES
+# The overlap rule's classes of L1D misses (runs.csv columns, kernel and
+# user; bench/plugin/overlap.h): misses feeding a mispredicted branch,
+# and groups of independent ones; the l2d_ ones only with l2= (of those,
+# the misses to memory, and the groups holding one).
+OVERLAP_EVENTS = {
+    "fed": ("kernel_l1d_fed", "user_l1d_fed"),
+    "fed_mem": ("kernel_l2d_fed", "user_l2d_fed"),
+    "groups": ("kernel_l1d_groups", "user_l1d_groups"),
+    "groups_mem": ("kernel_l2d_groups", "user_l2d_groups"),
+}
+ALL = GEOMETRY + OPTIONS + CORE + PENALTIES + OPTION_PENALTIES
 NAMES = [p.name for p in ALL]
 
 # Core presets: every parameter after a published core, each figure with
@@ -124,6 +150,19 @@ REFERENCES = {
     "llvm-adlp": "LLVM X86SchedAlderlakeP.td and X86SchedSapphireRapids.td: "
                  "MispredictPenalty = 14 (a compiler's cost model, not a "
                  "measurement; no vendor figure found)",
+    "nhm-ooo": "Nehalem's out-of-order window: a reorder buffer of 128 "
+               "entries (Core 2's had 96), 4 micro-ops renamed a cycle (D. "
+               "Kanter, Real World Technologies, Inside Nehalem p. 6); "
+               "Intel's optimization manual: up to 128 micro-ops in flight "
+               "(as quoted on forum.beyond3d.com)",
+    "zen4-ooo": "AMD Software Optimization Guide for Family 19h, pub. "
+                "57647, sec. 2.9.8 and 2.10.3: up to 6 macro ops "
+                "dispatched a cycle, up to 320 in flight in the retire "
+                "control unit without SMT (as quoted in LLVM's "
+                "X86ScheduleZnver4.td)",
+    "gc-ooo": "LLVM X86SchedAlderlakeP.td: IssueWidth = 6 (its allocation "
+              "width) and MicroOpBufferSize = 512 (its reorder buffer) (a "
+              "compiler's cost model; no vendor figure read from here)",
     "assumed": "not published: an assumption (docs/model.md says why)",
 }
 # Figures no vendor publishes, the same in every preset.
@@ -134,10 +173,11 @@ PRESETS = {
         {"l1i": "32768:4", "l1d": "32768:8", "line": "64",
          "l2": "262144:8", "bp": "4096:12", "tage": OFF, "btb": "2048:4",
          "iprefetch": "next-line", "mispredict": "17", "btb_miss": "5",
-         "l1i_miss": "10", "l1d_miss": "10", "l2_miss": "30"},
+         "l1i_miss": "10", "l1d_miss": "10", "l2_miss": "30", "rob": "128",
+         "width": "4"},
         dict(_ASSUMED, l1i="nhm-caches", l1d="nhm-caches", l2="nhm-caches",
              line="nhm-caches", bp="assumed", tage="assumed", btb="assumed",
-             mispredict="agner",
+             mispredict="agner", rob="nhm-ooo", width="nhm-ooo",
              l1i_miss="nhm-caches", l1d_miss="nhm-caches",
              l2_miss="nhm-caches")),
     "zen4": Preset(
@@ -146,8 +186,9 @@ PRESETS = {
          "l2": "1048576:8", "tage": "8192:8:2048:12:4:640",
          "btb": "7168:7", "iprefetch": "next-line", "mispredict": "13",
          "btb_miss": "5", "l1i_miss": "14", "l1d_miss": "14",
-         "l2_miss": "36"},
+         "l2_miss": "36", "rob": "320", "width": "6"},
         dict(_ASSUMED, l1i="zen4-caches", l1d="zen4-caches", line="assumed",
+             rob="zen4-ooo", width="zen4-ooo",
              l2="zen4-caches", tage="assumed", btb="zen4-btb",
              mispredict="amd-sog", l1i_miss="zen4-caches",
              l1d_miss="zen4-caches", l2_miss="zen4-caches")),
@@ -157,8 +198,9 @@ PRESETS = {
          "l2": "1310720:10", "tage": "8192:8:2048:12:4:640",
          "btb": "12288:12", "iprefetch": "next-line", "mispredict": "14",
          "btb_miss": "5", "l1i_miss": "15", "l1d_miss": "15",
-         "l2_miss": "45"},
+         "l2_miss": "45", "rob": "512", "width": "6"},
         dict(_ASSUMED, l1i="gc-caches", l1d="gc-caches", l2="gc-caches",
+             rob="gc-ooo", width="gc-ooo",
              line="gc-caches", tage="assumed", btb="gc-btb",
              mispredict="llvm-adlp", l1i_miss="gc-caches",
              l1d_miss="gc-caches", l2_miss="assumed")),
@@ -214,6 +256,8 @@ def _geometry(values):
     then the OPTIONS that are set."""
     out = {p.name: values[p.name] for p in GEOMETRY
            if not (p.name == "bp" and values.get("tage", OFF) != OFF)}
+    if values.get("rob", PLUGIN_ROB) != PLUGIN_ROB:
+        out["rob"] = values["rob"]
     out.update((p.name, values[p.name]) for p in OPTIONS
                if values.get(p.name, OFF) != OFF)
     return out
@@ -237,6 +281,7 @@ def meta(values, preset=None):
         "cycles": "instructions + " + " + ".join(
             "%s x %s" % (p.name, "+".join(PENALTY_EVENTS[p.name]))
             for p in pens),
+        "overlap": {"rob": int(values["rob"]), "width": int(values["width"])},
     })
     return out
 
@@ -257,6 +302,56 @@ def cycles(figures, penalties):
     return sum(figures[c] for c in INSNS) + sum(
         pen * sum(figures[c] for c in PENALTY_EVENTS[name])
         for name, pen in penalties.items())
+
+
+def hide(overlap):
+    """The cycles of a data miss a reorder window hides: rob / width
+    (rounded down, as bench/plugin/overlap.h)."""
+    return overlap["rob"] // overlap["width"]
+
+
+def overlap_terms(penalties, overlap):
+    """Modelled cycles with overlap as instructions + sum of weight x
+    events: [(title, weight in cycles, runs.csv columns)] of a run with
+    these penalties and meta.json's "overlap" (bench/plugin/overlap.h):
+    front-end events and mispredictions in full; L1D misses feeding a
+    mispredicted branch in full; a group of independent ones
+    max(0, L - hide) for its longest latency L."""
+    h = hide(overlap)
+    l1d = penalties["l1d_miss"]
+    l2 = penalties.get("l2_miss")
+
+    def cut(lat):
+        return max(0, lat - h)
+
+    out = [("mispredict", penalties["mispredict"],
+            PENALTY_EVENTS["mispredict"]),
+           ("btb_miss", penalties["btb_miss"], PENALTY_EVENTS["btb_miss"]),
+           ("l1i_miss", penalties["l1i_miss"], PENALTY_EVENTS["l1i_miss"])]
+    if l2 is not None:
+        out.append(("l2_miss (L1I)", l2, PENALTY_EVENTS["l2_miss"][:2]))
+    out += [("l1d_miss (fed)", l1d, OVERLAP_EVENTS["fed"]),
+            ("l1d_miss (groups)", cut(l1d), OVERLAP_EVENTS["groups"])]
+    if l2 is not None:
+        out += [("l2_miss (fed)", l2, OVERLAP_EVENTS["fed_mem"]),
+                ("l2_miss (groups)", cut(l1d + l2) - cut(l1d),
+                 OVERLAP_EVENTS["groups_mem"])]
+    return out
+
+
+def overlap_columns(penalties):
+    """The runs.csv columns overlap_cycles() needs beyond the
+    instructions (of a run with these penalties)."""
+    return [c for _, _, cols in overlap_terms(
+        penalties, {"rob": 1, "width": 1}) for c in cols]
+
+
+def overlap_cycles(figures, penalties, overlap):
+    """Modelled cycles with overlap from {column: int} figures of one run
+    (overlap_terms()); at most cycles(figures, penalties)."""
+    return sum(figures[c] for c in INSNS) + sum(
+        w * sum(figures[c] for c in cols)
+        for _, w, cols in overlap_terms(penalties, overlap))
 
 
 def help_text():

@@ -4,6 +4,7 @@ changes them, bench/run refuses what it cannot run, the default --model is
 the one it always was, the L2 penalty charges the L2's misses, and
 docs/model.md shows the presets' table; REPORT.md and plots/modelled.svg
 of a run with a preset."""
+import json
 import re
 import sys
 
@@ -74,19 +75,32 @@ def resolve(preset, pairs=()):
     return model.meta(model.settings(pairs, preset), preset)
 
 
+def in_order(m):
+    """meta.json's model entry without the overlap rule's parameters,
+    which issue 33 added beside the in-order figures."""
+    return {k: v for k, v in m.items() if k != "overlap"}
+
+
 def test_the_default_model_is_unchanged():
     m = model.meta(model.settings(()))
-    assert m == DEFAULT_META
+    assert in_order(m) == DEFAULT_META
     assert model.plugin_args(m) == DEFAULT_ARGS
     args = cli.parse(BASE + ["--model"])
-    assert model.meta(args.model_settings, args.model_preset) == DEFAULT_META
-    assert schema.model_columns(m) == schema.MODEL_COLUMNS
+    assert in_order(model.meta(args.model_settings, args.model_preset)) == \
+        DEFAULT_META
+    # the overlap rule's figures are new columns after the others
+    assert m["overlap"] == {"rob": 256, "width": 4}
+    assert schema.model_columns(m) == schema.MODEL_COLUMNS + \
+        schema.OVERLAP_COLUMNS
+    assert schema.model_columns(DEFAULT_META) == schema.MODEL_COLUMNS
 
 
 @pytest.mark.parametrize("name", sorted(model.PRESETS))
 def test_each_preset_sets_every_parameter_with_a_source(name):
     p = model.PRESETS[name]
     assert set(p.values) | {"bp"} == set(model.NAMES)
+    assert m_overlap(name) == {"rob": int(p.values["rob"]),
+                               "width": int(p.values["width"])}
     assert set(p.sources) == set(p.values)
     assert set(p.sources.values()) <= set(model.REFERENCES)
     for k, v in p.values.items():
@@ -97,6 +111,8 @@ def test_each_preset_sets_every_parameter_with_a_source(name):
     for k, v in p.values.items():
         if k in model.PENALTY_EVENTS:
             assert m["penalties"][k] == int(v), k
+        elif k == "width":
+            assert not [a for a in args if a.startswith("width=")]
         elif v == model.OFF:
             assert not [a for a in args if a.startswith(k + "=")], k
         else:
@@ -107,7 +123,12 @@ def test_each_preset_sets_every_parameter_with_a_source(name):
     assert "l2" in m["geometry"] and "l2_miss" in m["penalties"]
     assert "l2_miss x kernel_l2i_misses+user_l2i_misses+" in m["cycles"]
     assert schema.model_columns(m) == schema.MODEL_COLUMNS + \
-        schema.L2_COLUMNS
+        schema.L2_COLUMNS + schema.OVERLAP_COLUMNS + \
+        schema.OVERLAP_L2_COLUMNS
+
+
+def m_overlap(name):
+    return resolve(name)["overlap"]
 
 
 def test_the_plugin_accepts_every_preset(tmp_path):
@@ -116,7 +137,7 @@ def test_the_plugin_accepts_every_preset(tmp_path):
     run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(PLUGIN),
          "-o", str(exe), str(tmp_path / "check.c")]
         + [str(PLUGIN / f) for f in ("model.c", "modelcfg.c", "tage.c",
-                                     "sites.c")])
+                                     "overlap.c", "sites.c")])
     lists = [",".join(model.plugin_args(resolve(n))) for n in model.PRESETS]
     got = run([str(exe)] + lists + ["model=on,btb=7168:1"]).stdout.split(
         "\n")
@@ -187,16 +208,54 @@ def test_l2_misses_cost_l2_miss_on_top_of_their_l1_miss():
         "model_cycles"].tolist() == [str(1000 + 140 + 28)]
 
 
+def test_overlap_prices_fed_misses_in_full_and_hides_groups():
+    cols = list(model.INSNS) + [c for v in model.PENALTY_EVENTS.values()
+                                for c in v] + schema.OVERLAP_COLUMNS + \
+        schema.OVERLAP_L2_COLUMNS
+    row = dict.fromkeys(cols, "0")
+    row.update(kernel_insns="1000", kernel_mispredicts="10",
+               user_l1i_misses="2", user_l2i_misses="1",
+               kernel_l1d_misses="20", kernel_l2d_misses="6",
+               kernel_l1d_fed="4", kernel_l2d_fed="1",
+               kernel_l1d_groups="7", kernel_l2d_groups="3")
+    runs = load.model_cycles(pd.DataFrame([row]),
+                             {"model": resolve("nehalem")})
+    # in order: 1000 + 17 x 10 + 10 x 2 + 10 x 20 + 30 x (1 + 6)
+    assert runs["model_cycles"].tolist() == ["1600"]
+    # with overlap (ROB 128, width 4: a window hides 32 cycles): the
+    # front end in full (170 + 20 + 30 x 1), the fed misses in full
+    # (10 x 4 + 30 x 1), the groups beyond the window: an L2 hit's 10
+    # cycles hidden, a miss to L3's 40 exposes 8 (x 3)
+    assert runs["model_cycles_ooo"].tolist() == [
+        str(1000 + 170 + 20 + 30 + 40 + 30 + 0 * 7 + 8 * 3)]
+    # the default model: no L2, a window of 64 cycles hides every group
+    default = resolve(None)
+    runs = load.model_cycles(pd.DataFrame([row]).drop(
+        columns=schema.L2_COLUMNS + schema.OVERLAP_L2_COLUMNS),
+        {"model": default})
+    assert runs["model_cycles_ooo"].tolist() == [
+        str(1000 + 15 * 10 + 14 * 2 + 14 * 4)]
+    # a run from before the overlap rule has no such column
+    runs = load.model_cycles(pd.DataFrame([row]), {"model": DEFAULT_META})
+    assert "model_cycles_ooo" not in runs.columns
+
+
 def test_docs_show_the_presets_table():
     assert model.preset_table() in (ROOT / "docs" / "model.md").read_text()
 
 
-MODEL = {v: dict.fromkeys(schema.MODEL_COLUMNS + schema.L2_COLUMNS, 0)
+MODEL = {v: dict.fromkeys(schema.MODEL_COLUMNS + schema.L2_COLUMNS
+                          + schema.OVERLAP_COLUMNS
+                          + schema.OVERLAP_L2_COLUMNS, 0)
          for v in PER_OP}
 MODEL["jump-label"].update(kernel_mispredicts=400, kernel_l1d_misses=900,
-                           kernel_l2d_misses=100, kernel_l1d_accesses=20000)
+                           kernel_l2d_misses=100, kernel_l1d_accesses=20000,
+                           kernel_l1d_fed=40, kernel_l2d_fed=5,
+                           kernel_l1d_groups=300, kernel_l2d_groups=50)
 MODEL["atomic-read"].update(kernel_mispredicts=410, kernel_l1d_misses=930,
-                            kernel_l2d_misses=110, kernel_l1d_accesses=20040)
+                            kernel_l2d_misses=110, kernel_l1d_accesses=20040,
+                            kernel_l1d_fed=60, kernel_l2d_fed=8,
+                            kernel_l1d_groups=310, kernel_l2d_groups=55)
 
 
 def test_report_and_plot_of_a_run_with_a_preset(tmp_path):
@@ -205,7 +264,8 @@ def test_report_and_plot_of_a_run_with_a_preset(tmp_path):
                            per_op=PER_OP, model=MODEL, model_preset="zen4")
     header = (tmp_path / d.split("/")[-1] / "runs.csv").read_text() \
         .splitlines()[0].split(",")
-    assert header[-4:] == schema.L2_COLUMNS
+    assert header[-12:] == schema.L2_COLUMNS + schema.OVERLAP_COLUMNS + \
+        schema.OVERLAP_L2_COLUMNS
     run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
     plots = tmp_path / "plots"
     run([str(ROOT / "plots" / "draw"), "--out", str(plots), d])
@@ -220,6 +280,19 @@ def test_report_and_plot_of_a_run_with_a_preset(tmp_path):
     # 53000 + 13 x 400 + 14 x 900 + 36 x 100 = 74400 cycles per op
     # (jump-label), 53100 + 13 x 410 + 14 x 930 + 36 x 110 = 75410
     assert "74400" in sec and "75410" in sec
+    # with overlap (ROB 320, width 6: a window hides 53 cycles, so zen4's
+    # groups of independent misses, 14 and 14 + 36 cycles, cost nothing):
+    # 53000 + 13 x 400 + 14 x 40 + 36 x 5 = 58940 (jump-label),
+    # 53100 + 13 x 410 + 14 x 60 + 36 x 8 = 59558
+    st = json.loads((tmp_path / d.split("/")[-1] / "stats.json").read_text())
+    ooo = next(m for m in st["metrics"]
+               if m["metric"] == "model_cycles_ooo_per_op")["per_label"]
+    assert round(ooo["jump-label"]["mean"]) == 58940
+    assert round(ooo["atomic-read"]["mean"]) == 59558
+    # the band: 1 - 58940 / 59558 = +1.04%, 1 - 74400 / 75410 = +1.34%
+    band = [ln for ln in sec.splitlines() if ln.startswith("| `zen4` |")]
+    assert len(band) == 1 and "`jump-label`" in band[0], sec
+    assert "+1.04%" in band[0] and "+1.34%" in band[0], band[0]
     assert "| L1I and L1D misses that missed the L2 too | 100 | 110 |" in sec
     # its selftest boots ran the default model (bench/model/knownanswers.py)
     with open(d + "/selftest.csv", "w") as f:
@@ -231,6 +304,61 @@ def test_report_and_plot_of_a_run_with_a_preset(tmp_path):
     svg = (plots / "modelled.svg").read_text()
     for name in ("instructions", "mispredictions x 13 cycles",
                  "L2 misses x 36 cycles", "jump-label", "atomic-read"):
+        assert name in svg, name
+    # the band's figure: its three columns in the key, below the points
+    svg = (plots / "modelband.svg").read_text()
+    key = [text_at(svg, t) for t in ("instruction path (floor)",
+                                     "with overlap", "in order (upper bound)")]
+    assert all(y > text_at(svg, "jump-label")[1] for _, y in key)
+    assert "+1.04%" in svg and "+1.34%" in svg
+
+
+def test_the_band_sets_each_model_run_side_by_side(tmp_path):
+    """A run models one core: the band table and figure of the newest run
+    also show the other models' runs of the same kernels and protocol
+    under the same results dir (and not a run of other kernels)."""
+    runs = {}
+    for name, preset in (("20261201T000000Z-aaa0001", "nehalem"),
+                         ("20261202T000000Z-aaa0002", None),
+                         ("20261203T000000Z-aaa0003", "zen4")):
+        cols = schema.model_columns(resolve(preset))
+        figures = {v: {c: x for c, x in f.items() if c in cols}
+                   for v, f in MODEL.items()}
+        runs[name] = synth.make_results(
+            str(tmp_path), {"jump-label": JL, "atomic-read": AR},
+            per_op=PER_OP, model=figures, model_preset=preset, name=name)
+        run([PYTHON, str(ROOT / "analysis" / "analyze"), runs[name],
+             "--no-history"])
+    # another run of zen4, but of other kernels: not set beside
+    other = synth.make_results(
+        str(tmp_path), {"jump-label": JL, "atomic-read": AR},
+        per_op=PER_OP, model=MODEL, model_preset="goldencove",
+        name="20261204T000000Z-bbb0004", config="distro")
+    meta = json.loads((tmp_path / "20261204T000000Z-bbb0004" /
+                       "meta.json").read_text())
+    for b in meta["builds"].values():
+        b["build"]["hash"] = "0" * 16
+    (tmp_path / "20261204T000000Z-bbb0004" / "meta.json").write_text(
+        json.dumps(meta))
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), other, "--no-history"])
+    d = runs["20261203T000000Z-aaa0003"]
+    plots = tmp_path / "plots"
+    run([str(ROOT / "plots" / "draw"), "--out", str(plots), d])
+    out = tmp_path / "REPORT.md"
+    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
+         "--plots", str(plots)])
+    sec = out.read_text().split("## Modelled hardware cost")[1] \
+        .split("\n## ")[0]
+    table = [ln for ln in sec.splitlines()
+             if ln.split(" | ")[1:2] == ["`jump-label`"]
+             and ln.startswith("| `")]
+    assert [ln.split(" | ")[0] for ln in table] == [
+        "| `zen4`", "| `default` (run 20261202T000000Z-aaa0002)",
+        "| `nehalem` (run 20261201T000000Z-aaa0001)"], table
+    assert "goldencove" not in sec
+    svg = (plots / "modelband.svg").read_text()
+    for name in ("jump-label, zen4", "jump-label, default",
+                 "jump-label, nehalem"):
         assert name in svg, name
 
 

@@ -34,7 +34,8 @@ def test_c_unit_tests(tmp_path):
     exe = tmp_path / "unit-tests"
     run(["cc"] + CFLAGS + ["-o", str(exe), "unit-tests.c",
                            "unit-tests-model.c", "unit-tests-core.c",
-                           "unit-tests-tage.c", "unit-tests-profile.c",
+                           "unit-tests-overlap.c", "unit-tests-tage.c",
+                           "unit-tests-profile.c",
                            "x86class.c", "sites.c", "model.c", "modelcfg.c",
                            "tage.c", "overlap.c", "profile.c"],
         cwd=PLUGIN)
@@ -54,6 +55,12 @@ def test_c_unit_tests(tmp_path):
                  "tage: a 40-iteration loop's exit is learnt",
                  "overlap: a mispredicted branch fed by a load",
                  "its branch predicted: the part beyond the window",
+                 "overlap (model): a mispredicted branch fed by a load "
+                 "missing to memory is charged in full",
+                 "overlap (model): a load that hits L2, its branch "
+                 "predicted: hidden",
+                 "overlap: the stream's counts give the rule's cycles",
+                 "setup: rob=0 refused",
                  "setup: by default no L2, no prefetch, gshare",
                  "profile: windows add up, what lies outside them",
                  "profile: the report has the non-zero buckets"):
@@ -256,7 +263,10 @@ MODEL_KEYS = {
     "kernel_l1d_misses", "user_l1d_accesses", "user_l1d_misses",
     "key_accesses", "key_misses", "branches_unresolved",
     "total_l1i_accesses", "total_l1i_misses", "total_l1d_accesses",
-    "total_l1d_misses", "total_mispredicts"}
+    "total_l1d_misses", "total_mispredicts",
+    # the overlap rule's classes of L1D misses (overlap.h)
+    "model_rob", "kernel_l1d_fed", "user_l1d_fed", "kernel_l1d_groups",
+    "user_l1d_groups"}
 
 
 def report_of(plugin_so, tmp_path, args):
@@ -297,12 +307,16 @@ def test_model_parameters_reported(plugin_so, tmp_path):
     assert (r["model_l1i"], r["model_l1d"], r["model_bp"],
             r["model_btb"]) == ("65536:4:32", "16384:2:32",
                                 "gshare:1024:10", "512:2")
+    assert r["model_rob"] == "256"
+    r = parse_report(report_of(plugin_so, tmp_path, ",model=on,rob=512"))
+    assert r["model_rob"] == "512" and r["kernel_l1d_fed"] == "not-counted"
 
 
 # Keys of the options, each only when given.
 OPTION_KEYS = {
     "l2": {"model_l2", "kernel_l2i_misses", "user_l2i_misses",
-           "kernel_l2d_misses", "user_l2d_misses"},
+           "kernel_l2d_misses", "user_l2d_misses", "kernel_l2d_fed",
+           "user_l2d_fed", "kernel_l2d_groups", "user_l2d_groups"},
     "iprefetch": {"model_iprefetch", "kernel_l1i_pf_hits",
                   "user_l1i_pf_hits", "kernel_l1i_pf_fills",
                   "user_l1i_pf_fills"},

@@ -191,7 +191,7 @@ def test_agent_tbench_counts_repeat(builds, plugin_so, tmp_path):
 
 
 MODEL_REGION = ("mispredicts", "btb_misses", "l1i_accesses", "l1i_misses",
-                "l1d_accesses", "l1d_misses")
+                "l1d_accesses", "l1d_misses", "l1d_fed", "l1d_groups")
 
 
 def counting(r):
@@ -243,6 +243,12 @@ def test_model_window(builds, plugin_so, testinit, tmp_path):
     # No memory operand in the loop.
     assert fig["user_l1d_accesses"] <= 20, fig
     assert fig["user_l1d_misses"] <= fig["user_l1d_accesses"]
+    # The overlap classes: each L1D miss feeds a branch or joins a group
+    # (a group holds at least one), give or take the misses a window's
+    # edge finds held for their branch (at most 16, overlap.h).
+    assert fig["kernel_l1d_fed"] + fig["kernel_l1d_groups"] <= \
+        fig["kernel_l1d_misses"] + 16, fig
+    assert fig["user_l1d_fed"] <= fig["user_l1d_misses"] + 16, fig
     # The boot: real work everywhere.
     assert fig["total_l1d_accesses"] > 10**7
     assert 0 < fig["total_l1d_misses"] < fig["total_l1d_accesses"]

@@ -64,6 +64,16 @@ def tbench_words(clients, seconds, perf, perturb_seed, guest_timeout=None):
     return words
 
 
+def pipe_words(loops, perf, perturb_seed, guest_timeout=None):
+    """The jlbench.* words of a pipe run (guest-image/PROTOCOL.md)."""
+    words = ["jlbench.loops=%d" % loops,
+             "jlbench.perf=%s" % (perf or "none"),
+             "jlbench.perturb=%d" % perturb_seed]
+    if guest_timeout:
+        words.append("jlbench.timeout=%d" % guest_timeout)
+    return words
+
+
 @dataclass(frozen=True)
 class Guest:
     """What one boot boots, and where its raw files go.

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "overlap.h"
+
 enum mode { USER = 0, KERNEL = 1 };
 
 struct counters {
@@ -33,6 +35,8 @@ struct counters {
 	/* model=on with iprefetch=next-line */
 	uint64_t l1i_pf_hits[2];	/* line fetches a prefetch made hit */
 	uint64_t l1i_pf_fills[2];	/* lines prefetched */
+	/* model=on: the L1D misses' overlap classes (overlap.h) */
+	struct ooo_counts ooo;
 };
 
 #define COUNTERS_N (sizeof(struct counters) / sizeof(uint64_t))

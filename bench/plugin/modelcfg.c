@@ -20,6 +20,7 @@ void model_cfg_defaults(struct model_cfg *c)
 	c->bp_hist = 12;
 	c->btb_entries = 4096;
 	c->btb_ways = 4;
+	c->rob = MODEL_DEFAULT_ROB;
 }
 
 /* parse_dec() - a decimal number at *pp (no sign); advances *pp. */
@@ -73,6 +74,7 @@ static const struct param params[] = {
 	{ "bp=", 2, { OFF(bp_entries), OFF(bp_hist) }, OFF(bp_given),
 	  "ENTRIES:HIST" },
 	{ "btb=", 2, { OFF(btb_entries), OFF(btb_ways) }, 0, "ENTRIES:ASSOC" },
+	{ "rob=", 1, { OFF(rob) }, 0, "ENTRIES" },
 	{ "l2=", 2, { OFF(l2_size), OFF(l2_ways) }, OFF(l2), "SIZE:ASSOC" },
 	{ "tage=", 6, { OFF(tage[0]), OFF(tage[1]), OFF(tage[2]),
 			OFF(tage[3]), OFF(tage[4]), OFF(tage[5]) },
@@ -231,7 +233,25 @@ static int build_predictors(struct model *m, const struct model_cfg *c,
 	snprintf(what, wlen, "btb=%llu:%llu",
 		 (unsigned long long)c->btb_entries,
 		 (unsigned long long)c->btb_ways);
-	return btb_init(&m->btb, c->btb_entries, c->btb_ways, err, errlen);
+	if (btb_init(&m->btb, c->btb_entries, c->btb_ways, err, errlen) != 0)
+		return -1;
+	snprintf(what, wlen, "rob=%llu", (unsigned long long)c->rob);
+	if (c->rob < 1 || c->rob > OOO_MAX_ROB) {
+		snprintf(err, errlen, "want 1..%d entries", OOO_MAX_ROB);
+		return -1;
+	}
+	return ooo_stream_init(&m->ooo, (uint32_t)c->rob, &m->ooo_own, err,
+			       errlen);
+}
+
+bool model_branch(struct model *m, uint64_t pc, bool taken)
+{
+	bool miss = m->use_tage ? tage_resolve(&m->tage, pc, taken) :
+		gshare_resolve(&m->bp, pc, taken);
+
+	if (m->ooo.held)
+		ooo_resolve(&m->ooo, miss);
+	return miss;
 }
 
 int model_setup(struct model *m, const struct model_cfg *c,

@@ -22,6 +22,14 @@
  * prefetches the next line of each line fetch (model.h); tage= predicts
  * with tage.h instead of gshare. Without them the callbacks do what they
  * did, one test of a flag apart.
+ *
+ * Overlap (overlap.h): each L1D miss goes to the model's overlap stream
+ * at a running index of executed instructions (a block's first run adds
+ * the block's instructions; a block left early counts whole), held for
+ * the block's conditional branch when it is a load at most OOO_FEED_DIST
+ * instructions before it; resolve() then tells the stream whether the
+ * branch was mispredicted. The stream's counts are running counters like
+ * the others (counters.h), so windows and regions cover them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +47,7 @@ static bool on;
 struct fetch {
 	uint64_t haddr;		/* host address of its first instruction */
 	uint64_t start;		/* first run: its block's address */
+	uint32_t block_n;	/* first run: its block's instructions */
 	uint64_t pc, target, next;	/* branch: the block's last insn */
 	struct prof_bucket *b;		/* the profile's bucket of the run */
 	struct prof_bucket *branch_b;	/* the branch's */
@@ -46,6 +55,16 @@ struct fetch {
 	uint8_t first;		/* first run of its block */
 	uint8_t branch;		/* the block ends with a conditional branch */
 };
+
+/* One instruction's memory callback data. */
+struct memi {
+	struct prof_bucket *b;	/* the profile's bucket of the instruction */
+	uint32_t off;		/* its index in its block */
+	uint8_t near_branch;	/* ooo_near_branch() of a resolvable branch */
+};
+
+/* Running index of executed instructions; its block's first. */
+static uint64_t insn_pos, block_base;
 
 /* The branch whose outcome the next block tells. */
 static struct {
@@ -63,6 +82,8 @@ int modelplug_setup(const struct model_cfg *c, struct counters *l,
 	cfg = *c;
 	live = l;
 	on = c->on;
+	if (on)
+		model_count_to(&hw, &live->ooo);
 	return 0;
 }
 
@@ -77,8 +98,10 @@ static void resolve(uint64_t start)
 	bool taken, miss;
 	int m = pending.mode;
 
-	if (!pending.valid)
+	if (!pending.valid) {
+		model_branch_lost(&hw);
 		return;
+	}
 	pending.valid = false;
 	if (start == pending.target) {
 		taken = true;
@@ -86,10 +109,10 @@ static void resolve(uint64_t start)
 		taken = false;
 	} else {
 		live->unresolved++;
+		model_branch_lost(&hw);
 		return;
 	}
-	miss = hw.use_tage ? tage_resolve(&hw.tage, pending.pc, taken) :
-		gshare_resolve(&hw.bp, pending.pc, taken);
+	miss = model_branch(&hw, pending.pc, taken);
 	live->mispredicts[m] += miss;
 	pending.b->live[PROF_MISPREDICTS] += miss;
 	if (taken)
@@ -115,8 +138,11 @@ static void fetch_exec(unsigned int vcpu_index, void *udata)
 	bool miss;
 
 	(void)vcpu_index;
-	if (f->first)
+	if (f->first) {
 		resolve(f->start);
+		block_base = insn_pos;
+		insn_pos += f->block_n;
+	}
 	live->l1i_accesses[f->mode]++;
 	if (hw.have_l2 || hw.l1i.next_line)
 		miss = fetch_beyond_l1(f);
@@ -138,7 +164,8 @@ static void mem_exec(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
 {
 	struct qemu_plugin_hwaddr *h = qemu_plugin_get_hwaddr(info, vaddr);
-	struct prof_bucket *b = udata;
+	const struct memi *mi = udata;
+	struct prof_bucket *b = mi->b;
 	int m = b->kernel ? KERNEL : USER;
 	uint64_t addr;
 	enum level lvl;
@@ -148,13 +175,10 @@ static void mem_exec(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 	if (h && qemu_plugin_hwaddr_is_io(h))
 		return;
 	addr = h ? qemu_plugin_hwaddr_phys_addr(h) : vaddr;
-	if (hw.have_l2) {
-		lvl = mem_access(&hw.l1d, &hw.l2, addr);
-		live->l2d_misses[m] += lvl == LVL_MEM;
-		hit = lvl == LVL_L1;
-	} else {
-		hit = cache_access(&hw.l1d, addr);
-	}
+	lvl = model_data(&hw, addr, block_base + mi->off, m,
+			 mi->near_branch && !qemu_plugin_mem_is_store(info));
+	live->l2d_misses[m] += lvl == LVL_MEM;
+	hit = lvl == LVL_L1;
 	live->l1d_accesses[m]++;
 	live->l1d_misses[m] += !hit;
 	b->live[PROF_L1D_MISSES] += !hit;
@@ -166,22 +190,51 @@ static void mem_exec(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 	}
 }
 
-/* new_fetch() - a zeroed struct fetch that lives as long as QEMU. */
-static struct fetch *new_fetch(void)
+/* forever() - size zeroed bytes (at most 4 KiB) that live as long as QEMU. */
+static void *forever(size_t size)
 {
-	enum { CHUNK = 4096 };
-	static struct fetch *chunk;
+	enum { CHUNK = 1 << 18 };
+	static char *chunk;
 	static size_t used = CHUNK;
+	void *p;
 
-	if (used == CHUNK) {
-		chunk = calloc(CHUNK, sizeof(*chunk));
+	size = (size + 15) & ~(size_t)15;
+	if (used + size > CHUNK) {
+		chunk = calloc(1, CHUNK);
 		if (!chunk) {
 			fprintf(stderr, "branches: model: out of memory\n");
 			abort();
 		}
 		used = 0;
 	}
-	return &chunk[used++];
+	p = chunk + used;
+	used += size;
+	return p;
+}
+
+/* new_fetch() - a zeroed struct fetch that lives as long as QEMU. */
+static struct fetch *new_fetch(void)
+{
+	return forever(sizeof(struct fetch));
+}
+
+/*
+ * ends_with_branch() - the last of tb's n instructions is a conditional
+ * branch whose target decodes (set_branch() makes it pending).
+ */
+static bool ends_with_branch(struct qemu_plugin_tb *tb, size_t n)
+{
+	struct qemu_plugin_insn *insn;
+	uint64_t target;
+
+	if (n == 0)
+		return false;
+	insn = qemu_plugin_tb_get_insn(tb, n - 1);
+	return x86_is_cond_branch(x86_classify(qemu_plugin_insn_data(insn),
+					       qemu_plugin_insn_size(insn))) &&
+	       x86_branch_target(qemu_plugin_insn_data(insn),
+				 qemu_plugin_insn_size(insn),
+				 qemu_plugin_insn_vaddr(insn), &target);
 }
 
 /*
@@ -204,6 +257,7 @@ void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m,
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
 	unsigned int shift = hw.l1i.line_shift;
+	bool branch_end = ends_with_branch(tb, n);
 	struct fetch *f = NULL;
 
 	for (i = 0; i < n; i++) {
@@ -211,6 +265,7 @@ void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m,
 		uint64_t h = (uintptr_t)qemu_plugin_insn_haddr(insn);
 		struct prof_bucket *b = profile_bucket(
 			prof, qemu_plugin_insn_vaddr(insn), m == KERNEL);
+		struct memi *mi = forever(sizeof(*mi));
 
 		if (!f || h >> shift != f->haddr >> shift) {
 			f = new_fetch();
@@ -219,12 +274,16 @@ void modelplug_tb(struct qemu_plugin_tb *tb, enum mode m,
 			f->mode = (uint8_t)m;
 			f->first = i == 0;
 			f->start = qemu_plugin_tb_vaddr(tb);
+			f->block_n = (uint32_t)n;
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, fetch_exec, QEMU_PLUGIN_CB_NO_REGS, f);
 		}
+		mi->b = b;
+		mi->off = (uint32_t)i;
+		mi->near_branch = branch_end && ooo_near_branch(i, n);
 		qemu_plugin_register_vcpu_mem_cb(insn, mem_exec,
 						 QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, b);
+						 QEMU_PLUGIN_MEM_RW, mi);
 		if (!x86_is_cond_branch(x86_classify(
 			    qemu_plugin_insn_data(insn),
 			    qemu_plugin_insn_size(insn))))
@@ -275,6 +334,7 @@ static void put_geometry(FILE *f)
 	fprintf(f, "model_btb=%llu:%llu\n",
 		(unsigned long long)cfg.btb_entries,
 		(unsigned long long)cfg.btb_ways);
+	fprintf(f, "model_rob=%llu\n", (unsigned long long)cfg.rob);
 	if (hw.have_l2)
 		fprintf(f, "model_l2=%llu:%llu:%llu\n",
 			(unsigned long long)cfg.l2_size,
@@ -313,6 +373,12 @@ void modelplug_report(FILE *f, const struct counters *win, int valid,
 		put_modes(f, "l1i_pf_hits", win->l1i_pf_hits, valid);
 		put_modes(f, "l1i_pf_fills", win->l1i_pf_fills, valid);
 	}
+	put_modes(f, "l1d_fed", win->ooo.l1d_fed, valid);
+	put_modes(f, "l1d_groups", win->ooo.l1d_groups, valid);
+	if (hw.have_l2) {
+		put_modes(f, "l2d_fed", win->ooo.l2d_fed, valid);
+		put_modes(f, "l2d_groups", win->ooo.l2d_groups, valid);
+	}
 	put_u64(f, "total_l1i_accesses", both(l->l1i_accesses));
 	put_u64(f, "total_l1i_misses", both(l->l1i_misses));
 	put_u64(f, "total_l1d_accesses", both(l->l1d_accesses));
@@ -337,5 +403,11 @@ void modelplug_report_region(FILE *f, int id, const struct counters *s)
 	if (hw.l1i.next_line) {
 		put_region(f, id, "l1i_pf_hits", both(s->l1i_pf_hits));
 		put_region(f, id, "l1i_pf_fills", both(s->l1i_pf_fills));
+	}
+	put_region(f, id, "l1d_fed", both(s->ooo.l1d_fed));
+	put_region(f, id, "l1d_groups", both(s->ooo.l1d_groups));
+	if (hw.have_l2) {
+		put_region(f, id, "l2d_fed", both(s->ooo.l2d_fed));
+		put_region(f, id, "l2d_groups", both(s->ooo.l2d_groups));
 	}
 }

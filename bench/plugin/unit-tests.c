@@ -302,6 +302,7 @@ int main(void)
 	test_sites();
 	test_model();
 	test_core();
+	test_overlap();
 	test_tage();
 	test_profile();
 	printf("1..%d\n# %d checks, %d failed\n", checks, checks, failures);

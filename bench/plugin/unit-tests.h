@@ -26,6 +26,9 @@ void test_model(void);
 /* test_core() - L2, prefetch, overlap (unit-tests-core.c). */
 void test_core(void);
 
+/* test_overlap() - the overlap rule as the model runs it (unit-tests-overlap.c). */
+void test_overlap(void);
+
 /* test_tage() - the TAGE-like predictor (unit-tests-tage.c). */
 void test_tage(void);
 

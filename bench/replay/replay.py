@@ -25,7 +25,7 @@ from bench.guest import execute
 from bench.replay.provenance import DIR, Problem, source_of
 from bench.tries import inputs
 from lib import hostinfo
-from lib.format import counts, identity, rawtry
+from lib.format import counts, identity, rawtry, schema
 from lib.format import profile as profilefmt
 
 # rerun's exit status when the try ran but its mode gives no same bits.
@@ -303,7 +303,8 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
     o = execute.run(cmd, base + ".log", float(meta["runner"]["timeout_s"]),
                     base + ".stderr")
     perf = meta["protocol"].get("perf_events") or []
-    new = identity.try_figures(base, perf, bool(plugin), o.ended)
+    new = identity.try_figures(base, perf, bool(plugin), o.ended,
+                               schema.workload(meta))
     old = identity.recorded_try(resdir, row)
     say("rerun: %s in %.1f s, %s" % (new["row"]["status"], o.wall_seconds,
                                      o.ended))

@@ -59,14 +59,19 @@ def _announce(args, log, s):
     s.meta["runner"]["executor"] = args.executor
     plugin = bool(s.meta["plugin"]["path"])
     model = bool(s.meta.get("model"))
-    expected = sum(planmod.estimate(mode, r.seconds, plugin, model)
-                   for r in s.pending)
+    protocol = s.meta["protocol"]
+    expected = sum(planmod.estimate(
+        mode, planmod.guest_seconds(protocol, r.seconds), plugin, model)
+        for r in s.pending)
     per_try = expected / max(1, len(s.pending))
     lengths = sorted({r.seconds for r in s.plan})
-    log.write("plan: %d runs left of %d (%s mode, %s s tbench, %d clients);"
+    what = "%s s tbench, %d clients" % (", ".join(map(str, lengths)),
+                                        protocol["clients"])
+    if protocol.get("workload") == "pipe":
+        what = "perf bench sched pipe, %d round trips" % protocol["loops"]
+    log.write("plan: %d runs left of %d (%s mode, %s);"
               " expected duration %s (%s per run, %d at once)" % (
-                  len(s.pending), len(s.plan), mode,
-                  ", ".join(map(str, lengths)), s.meta["protocol"]["clients"],
+                  len(s.pending), len(s.plan), mode, what,
                   duration(expected / max(1, min(jobs, len(s.pending)))),
                   duration(per_try), jobs),
               always=True)

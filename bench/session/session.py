@@ -293,7 +293,8 @@ def _setup(args, log, chosen, decision):
     seed = args.seed if args.seed is not None else random.SystemRandom(
         ).randrange(2 ** 32)
     mode = decision.mode
-    boots, lengths = planmod.profile_defaults(args.profile, mode)
+    boots, lengths = planmod.profile_defaults(args.profile, mode,
+                                              args.workload)
     plugin, note = _plugin(args, mode, log)
     if args.model and not plugin:
         raise Fail("--model needs the branch-count plugin in icount mode "
@@ -307,12 +308,17 @@ def _meta(args, setup, runs, builds, images, qemu_bin):
     """meta.json of a new session (without host; lib/format/FORMATS.md)."""
     mode, variants, lengths = setup.mode, setup.variants, setup.lengths
     perf_events = [] if args.perf == "none" else args.perf.split(",")
-    params = {"mode": "tbench", "clients": args.clients,
+    params = {"mode": schema.WORKLOAD[args.workload].mode,
+              "clients": args.clients,
               "seconds": setup.seconds, "lengths": list(lengths),
               "perf": args.perf, "perf_events": perf_events,
               "append": args.append or ""}
+    if args.workload != "tbench":
+        # absent in tbench runs, as in dirs from before it existed
+        params.update(workload=args.workload, loops=args.loops)
     timeout = args.timeout or planmod.default_timeout(
-        mode, setup.seconds, bool(setup.plugin), args.model)
+        mode, planmod.guest_seconds(params, setup.seconds),
+        bool(setup.plugin), args.model)
     return {
         "format": 1, "tool": "bench/run", "created_utc": utc(),
         "end_utc": None, "sessions": [], "git": hostinfo.git_state(ROOT),
@@ -349,7 +355,8 @@ def _create(args, meta, the_plan, builds, images, qemu_bin, probe_log, log):
     root = args.results_root or os.path.join(ROOT, "results")
     resdir = results.ResultsDir.create(
         _new_dir(root, meta["git"]["short"]),
-        meta["protocol"]["perf_events"], model=meta["model"])
+        meta["protocol"]["perf_events"], model=meta["model"],
+        workload=schema.workload(meta))
     if os.path.exists(probe_log):
         # a move, not a rename: the temp dir may be on another filesystem
         shutil.move(probe_log, os.path.join(resdir.raw, "probe-kvm.log"))

@@ -52,6 +52,22 @@ PLUGIN_FACTOR = 1.1
 MODEL_FACTOR = 4.0
 
 
+# pipe (--workload pipe): guest seconds of perf bench sched pipe per round
+# trip (its usecs/op), a generous figure for the ETA and the timeout:
+# smoke kernel under icount, measured (bench/README.md). A pipe run has no
+# fixed length: its plan's `seconds` is PIPE_SECONDS.
+PIPE_US_PER_LOOP = 60.0
+PIPE_SECONDS = 0
+
+
+def guest_seconds(protocol, seconds):
+    """A run's expected workload time in guest seconds: tbench's run
+    length `seconds`, or pipe's loops (meta.json protocol)."""
+    if protocol.get("workload") == "pipe":
+        return protocol["loops"] * PIPE_US_PER_LOOP / 1e6
+    return seconds
+
+
 def estimate(mode, seconds, plugin=False, model=False):
     """Expected wall seconds of one try."""
     boot, ratio = ESTIMATE[mode]
@@ -64,9 +80,13 @@ def default_timeout(mode, seconds, plugin=False, model=False):
     return round(2 * estimate(mode, seconds, plugin, model) + 120)
 
 
-def profile_defaults(profile, mode):
-    """(boots, tuple of run lengths in seconds) of a profile in a mode."""
-    return PROFILES[profile][mode]
+def profile_defaults(profile, mode, workload="tbench"):
+    """(boots, tuple of run lengths in seconds) of a profile in a mode; a
+    pipe run's one length is PIPE_SECONDS (its loops end it)."""
+    boots, lengths = PROFILES[profile][mode]
+    if workload == "pipe":
+        return boots, (PIPE_SECONDS,)
+    return boots, lengths
 
 
 def _latin_block(k, rng):

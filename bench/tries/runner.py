@@ -59,14 +59,28 @@ class Context:
                             self.qemu_bin)
 
 
+def workload_words(p, run):
+    """The jlbench.* words of the workload (meta.json protocol p) for run."""
+    if p.get("workload") == "pipe":
+        return boot.pipe_words(p["loops"], p.get("perf"), run.perturb_seed,
+                               p.get("guest_timeout"))
+    return boot.tbench_words(p["clients"], run.seconds, p.get("perf"),
+                             run.perturb_seed, p.get("guest_timeout"))
+
+
+def figure(row):
+    """The headline figure of an ok row, in words, for progress lines."""
+    if row.get("pipe_usecs_per_op"):
+        return "%s us per pipe round trip" % row["pipe_usecs_per_op"]
+    return "%s MB/s" % row["throughput_mbps"]
+
+
 def guest(ctx, run, base):
     """The boot of one try of run whose raw files start with base."""
     build = ctx.builds[run.variant]
     p = ctx.params
     append = boot.kernel_args(
-        run.variant, p.get("mode", "tbench"),
-        boot.tbench_words(p["clients"], run.seconds, p.get("perf"),
-                          run.perturb_seed, p.get("guest_timeout")),
+        run.variant, p.get("mode", "tbench"), workload_words(p, run),
         build.boot_args, p.get("append", ""))
     plugin_args = tuple(ctx.plugin_args.get(run.variant, ()))
     profile = ()
@@ -87,7 +101,7 @@ def one_try(ctx, run, try_no, stopped=None):
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     out = boot.run(ctx.machine, g, ctx.timeout, stopped or ctx.stop)
     got = rawtry.derive(g.base, ctx.params["perf_events"], ctx.plugin,
-                        out.ended)
+                        out.ended, ctx.params.get("workload", "tbench"))
     profilefmt.compress(g.base)
     rawtry.write_manifest(g.base)
     row = {
@@ -146,7 +160,7 @@ class Progress:
             if run_done:
                 self.left -= 1
             if row["status"] == "ok":
-                self.last = "%s MB/s" % row["throughput_mbps"]
+                self.last = figure(row)
             else:
                 self.failed += 1
 
@@ -184,7 +198,7 @@ def _report(ctx, run, try_no, row, prog):
     """One log line per finished try (the only progress without a
     terminal)."""
     ok = row["status"] == "ok"
-    what = "%s MB/s" % row["throughput_mbps"] if ok \
+    what = figure(row) if ok \
         else "FAILED: %s" % row["reason"]
     msg = "run %d/%d round %d %s try %d: %s (%s wall; %s)" % (
         run.index, prog.total, run.round, run.label, try_no, what,

@@ -223,7 +223,7 @@ def main(argv):
         return 1
     log.write("run %d try %d: %s %s" % (index, try_no, row["status"],
                                         row.get("reason") or
-                                        row["throughput_mbps"]), always=True)
+                                        runner.figure(row)), always=True)
     return 0
 
 

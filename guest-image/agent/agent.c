@@ -8,7 +8,9 @@
  *   3. read /proc/cmdline and parse the jlbench.* parameters
  *   4. bring up lo
  *   5. run the mode: tbench (tbench_srv, wait for port 7003, optional
- *      perturbation spin, tbench under perf stat, parse), selftest, shell
+ *      perturbation spin, tbench under perf stat, parse), pipe (optional
+ *      perturbation spin, perf bench sched pipe under perf stat, parse),
+ *      selftest, shell
  *   6. print the result block, power off
  * Any failure prints status=error with a reason and powers off.
  */
@@ -18,6 +20,7 @@
 #include "markers.h"
 #include "perf.h"
 #include "perturb.h"
+#include "pipe.h"
 #include "tbench.h"
 
 #include <errno.h>
@@ -38,8 +41,12 @@
 /* Watchdog slack beyond tbench's own deadline: port wait, exit waits,
  * stopping tbench_srv, printing the block. */
 #define WATCHDOG_SLACK_S (PORT_WAIT_S + EXIT_WAIT_S + 30)
+/* pipe mode allows perf bench this long per 1000 round trips beyond
+ * jlbench.timeout (a round trip takes tens of us of guest time). */
+#define PIPE_S_PER_KLOOP 1
 
 static struct jlb_tbench tb;
+static struct jlb_pipe pb;
 
 /* read_cpustat: the cpu line of /proc/stat. */
 static void read_cpustat(struct jlb_cpustat *s)
@@ -91,8 +98,24 @@ static int tbench_line(char *line, char *err)
 	return 0;
 }
 
-/* pump: stream tbench's output until EOF or the deadline. */
-static int pump(int fd, double deadline, unsigned int limit, char *err)
+/* pipe_line: echo one line of perf bench and feed it to the parser. */
+static int pipe_line(char *line, char *err)
+{
+	size_t n = strlen(line);
+
+	while (n > 0 && line[n - 1] == '\r')
+		line[--n] = '\0';
+	say("pipe: %s", line);
+	return jlb_pipe_line(&pb, line, err, JLB_ERR_LEN) < 0 ? -1 : 0;
+}
+
+/* A workload's output handler: one line, without its newline. */
+typedef int (*line_fn)(char *line, char *err);
+
+/* pump: stream a workload's output (what: its name) to fn until EOF or
+ * the deadline. */
+static int pump(int fd, double deadline, unsigned int limit,
+		const char *what, line_fn fn, char *err)
 {
 	static char buf[8192];
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -105,8 +128,8 @@ static int pump(int fd, double deadline, unsigned int limit, char *err)
 	for (;;) {
 		left = deadline - uptime_s();
 		if (left <= 0) {
-			snprintf(err, JLB_ERR_LEN, "tbench did not finish within "
-				 "%u s", limit);
+			snprintf(err, JLB_ERR_LEN, "%s did not finish within "
+				 "%u s", what, limit);
 			return -1;
 		}
 		r = poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
@@ -122,20 +145,20 @@ static int pump(int fd, double deadline, unsigned int limit, char *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			snprintf(err, JLB_ERR_LEN, "read tbench output: %s",
+			snprintf(err, JLB_ERR_LEN, "read %s output: %s", what,
 				 strerror(errno));
 			return -1;
 		}
 		if (n == 0) {
 			buf[len] = '\0';
-			return len > 0 ? tbench_line(buf, err) : 0;
+			return len > 0 ? fn(buf, err) : 0;
 		}
 		len += (size_t)n;
 		buf[len] = '\0';
 		start = buf;
 		while ((nl = strchr(start, '\n')) != NULL) {
 			*nl = '\0';
-			if (tbench_line(start, err) < 0)
+			if (fn(start, err) < 0)
 				return -1;
 			start = nl + 1;
 		}
@@ -143,7 +166,7 @@ static int pump(int fd, double deadline, unsigned int limit, char *err)
 		memmove(buf, start, len);
 		if (len == sizeof(buf) - 1) {	/* an endless line */
 			buf[len] = '\0';
-			if (tbench_line(buf, err) < 0)
+			if (fn(buf, err) < 0)
 				return -1;
 			len = 0;
 		}
@@ -186,30 +209,106 @@ static void report_perf(const struct jlb_params *p)
 	}
 }
 
+/* The measured frame of a workload (PROTOCOL.md, "Window markers"). */
+struct frame {
+	double t0, t1;			/* uptime at its start and end */
+	struct jlb_cpustat s0, s1;	/* /proc/stat at its start and end */
+	int status;			/* the workload's wait status */
+};
+
+/*
+ * measure: the perturbation spin, then argv between the window markers,
+ * its output streamed to fn for at most limit s; what names the workload
+ * in reasons, running says what runs. Any failure ends the run.
+ */
+static void measure(const struct jlb_params *p, char *const argv[],
+		    const char *what, const char *running, unsigned int limit,
+		    line_fn fn, struct frame *f)
+{
+	char err[JLB_ERR_LEN];
+	double deadline;
+	int out[2];
+	pid_t pid;
+
+	/* The seeded spin of jlbench.perturb (perturb.h). */
+	say("perturb: seed %u, %llu spin loops", (unsigned int)p->perturb,
+	    (unsigned long long)jlb_perturb_spin(p->perturb));
+	if (pipe2(out, O_CLOEXEC) < 0)
+		fail_now("pipe: %m");
+	read_cpustat(&f->s0);
+	f->t0 = uptime_s();
+	deadline = f->t0 + limit;
+	say("running %s", running);
+	jlb_marker_start();
+	pid = spawn(argv, out[1], err);
+	if (pid < 0) {
+		jlb_marker_end();
+		fail_now("%s", err);
+	}
+	if (close(out[1]) < 0)
+		fail_now("close pipe: %m");
+	if (pump(out[0], deadline, limit, what, fn, err) < 0) {
+		jlb_marker_end();
+		if (kill(-pid, SIGKILL) < 0 && errno != ESRCH)
+			say("kill %s: %s", what, strerror(errno));
+		fail_now("%s", err);
+	}
+	if (wait_exit(pid, EXIT_WAIT_S, &f->status, err) < 0) {
+		jlb_marker_end();
+		fail_now("%s: %s", what, err);
+	}
+	jlb_marker_end();
+	f->t1 = uptime_s();
+	read_cpustat(&f->s1);
+	close(out[0]);
+}
+
+/* report_stat: the stat.<field>_ticks deltas across the frame. */
+static void report_stat(const struct frame *f)
+{
+	struct jlb_cpustat d;
+	char err[JLB_ERR_LEN];
+	int i;
+
+	if (jlb_stat_delta(&f->s0, &f->s1, &d, err, sizeof(err)) < 0)
+		fail_now("%s", err);
+	for (i = 0; i < JLB_STAT_FIELDS; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "stat.%s_ticks", jlb_stat_names[i]);
+		kv(key, "%llu", d.v[i]);
+	}
+}
+
+/* env_pad: jlbench.envpad for the workload's processes. */
+static void env_pad(const struct jlb_params *p, const char *whom)
+{
+	if (p->envpad) {
+		set_env_pad(p->envpad);
+		say("envpad: %u bytes in the environment of %s", p->envpad,
+		    whom);
+	}
+}
+
 static void run_tbench(const struct jlb_params *p)
 {
 	char err[JLB_ERR_LEN], secs[16], clients[16], events[sizeof(p->perf)];
+	char running[sizeof(events) + 96];
 	char *srv_argv[] = { "/usr/bin/tbench_srv", NULL };
 	char *tb_argv[] = { "/usr/bin/tbench", "-t", secs, clients,
 			    "127.0.0.1", NULL };
 	char *perf_argv[] = { "/usr/bin/perf", "stat", "-a", "-x,", "-o",
 			      PERF_OUT, "-e", events, "--", "/usr/bin/tbench",
 			      "-t", secs, clients, "127.0.0.1", NULL };
-	struct jlb_cpustat s0, s1, d;
-	double t0, t1, deadline;
-	int out[2], status, i, log;
-	unsigned int limit = p->seconds + p->timeout;
-	pid_t srv, pid;
+	struct frame f;
+	int log;
+	pid_t srv;
 
 	snprintf(secs, sizeof(secs), "%u", p->seconds);
 	snprintf(clients, sizeof(clients), "%u", p->clients);
 	strcpy(events, p->perf);
 
-	if (p->envpad) {
-		set_env_pad(p->envpad);
-		say("envpad: %u bytes in the environment of tbench and perf",
-		    p->envpad);
-	}
+	env_pad(p, "tbench and perf");
 	/* tbench_srv prints a '^' per connection: keep it off the console. */
 	log = open(SRV_LOG, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (log < 0)
@@ -223,64 +322,79 @@ static void run_tbench(const struct jlb_params *p)
 		fail_now("tbench_srv: %s%s", err, srv_log_tail());
 	say("tbench_srv (pid %d) accepts on port %d", (int)srv, TBENCH_PORT);
 
-	/* The seeded spin of jlbench.perturb (perturb.h). */
-	say("perturb: seed %u, %llu spin loops", (unsigned int)p->perturb,
-	    (unsigned long long)jlb_perturb_spin(p->perturb));
-	if (pipe2(out, O_CLOEXEC) < 0)
-		fail_now("pipe: %m");
-	read_cpustat(&s0);
-	t0 = uptime_s();
-	deadline = t0 + limit;
-	say("running tbench -t %s %s 127.0.0.1%s%s", secs, clients,
-	    p->nevents ? " under perf stat -e " : "",
-	    p->nevents ? events : "");
-	jlb_marker_start();
-	pid = spawn(p->nevents ? perf_argv : tb_argv, out[1], err);
-	if (pid < 0) {
-		jlb_marker_end();
-		fail_now("%s", err);
-	}
-	if (close(out[1]) < 0)
-		fail_now("close pipe: %m");
-	if (pump(out[0], deadline, limit, err) < 0) {
-		jlb_marker_end();
-		if (kill(-pid, SIGKILL) < 0 && errno != ESRCH)
-			say("kill tbench: %s", strerror(errno));
-		fail_now("%s", err);
-	}
-	if (wait_exit(pid, EXIT_WAIT_S, &status, err) < 0) {
-		jlb_marker_end();
-		fail_now("tbench: %s", err);
-	}
-	jlb_marker_end();
-	t1 = uptime_s();
-	read_cpustat(&s1);
-	close(out[0]);
+	snprintf(running, sizeof(running), "tbench -t %s %s 127.0.0.1%s%s",
+		 secs, clients, p->nevents ? " under perf stat -e " : "",
+		 p->nevents ? events : "");
+	measure(p, p->nevents ? perf_argv : tb_argv, "tbench", running,
+		p->seconds + p->timeout, tbench_line, &f);
 	stop_child(srv, "tbench_srv");
 
-	if (status != 0) {
-		describe_status(status, p->nevents ? "perf stat (tbench)" :
+	if (f.status != 0) {
+		describe_status(f.status, p->nevents ? "perf stat (tbench)" :
 				"tbench", err);
 		fail_now("%s", err);
 	}
-	if (jlb_tbench_finish(&tb, p->clients, err, sizeof(err)) < 0 ||
-	    jlb_stat_delta(&s0, &s1, &d, err, sizeof(err)) < 0)
+	if (jlb_tbench_finish(&tb, p->clients, err, sizeof(err)) < 0)
 		fail_now("%s", err);
 
-	kv("uptime_tbench_start_s", "%.3f", t0);
-	kv("uptime_tbench_end_s", "%.3f", t1);
+	kv("uptime_tbench_start_s", "%.3f", f.t0);
+	kv("uptime_tbench_end_s", "%.3f", f.t1);
 	kv("throughput_mbps", "%s", tb.throughput);
 	kv("max_latency_ms", "%s", tb.max_latency);
 	kv("ops", "%llu", tb.ops);
 	kv("procs", "%u", tb.procs);
 	kv("samples_mbps", "%s", join(tb.samples, tb.nsamples));
 	kv("warmup_samples_mbps", "%s", join(tb.warmup, tb.nwarmup));
-	for (i = 0; i < JLB_STAT_FIELDS; i++) {
-		char key[32];
+	report_stat(&f);
+	if (p->nevents)
+		report_perf(p);
+}
 
-		snprintf(key, sizeof(key), "stat.%s_ticks", jlb_stat_names[i]);
-		kv(key, "%llu", d.v[i]);
+/* pipe_limit: the seconds pipe mode allows perf bench. */
+static unsigned int pipe_limit(const struct jlb_params *p)
+{
+	return p->loops / 1000 * PIPE_S_PER_KLOOP + 1 + p->timeout;
+}
+
+/* run_pipe: perf bench sched pipe -l <loops>, the workload of the perf
+ * stat table in the kernel's Documentation/staging/static-keys.rst. */
+static void run_pipe(const struct jlb_params *p)
+{
+	char err[JLB_ERR_LEN], loops[16], events[sizeof(p->perf)];
+	char running[sizeof(events) + 96];
+	char *bench_argv[] = { "/usr/bin/perf", "bench", "sched", "pipe",
+			       "-l", loops, NULL };
+	char *perf_argv[] = { "/usr/bin/perf", "stat", "-a", "-x,", "-o",
+			      PERF_OUT, "-e", events, "--", "/usr/bin/perf",
+			      "bench", "sched", "pipe", "-l", loops, NULL };
+	struct frame f;
+
+	snprintf(loops, sizeof(loops), "%u", p->loops);
+	strcpy(events, p->perf);
+	env_pad(p, "perf");
+	jlb_pipe_init(&pb);
+	snprintf(running, sizeof(running), "perf bench sched pipe -l %s%s%s",
+		 loops, p->nevents ? " under perf stat -e " : "",
+		 p->nevents ? events : "");
+	measure(p, p->nevents ? perf_argv : bench_argv, "perf bench", running,
+		pipe_limit(p), pipe_line, &f);
+	if (f.status != 0) {
+		describe_status(f.status, p->nevents ?
+				"perf stat (perf bench sched pipe)" :
+				"perf bench sched pipe", err);
+		fail_now("%s", err);
 	}
+	if (jlb_pipe_finish(&pb, p->loops, err, sizeof(err)) < 0)
+		fail_now("%s", err);
+
+	kv("uptime_pipe_start_s", "%.3f", f.t0);
+	kv("uptime_pipe_end_s", "%.3f", f.t1);
+	kv("ops", "%llu", pb.loops);
+	kv("pipe_tasks", "%s", pb.tasks);
+	kv("pipe_total_s", "%s", pb.total);
+	kv("pipe_usecs_per_op", "%s", pb.usecs);
+	kv("pipe_ops_per_s", "%s", pb.rate);
+	report_stat(&f);
 	if (p->nevents)
 		report_perf(p);
 }
@@ -351,6 +465,12 @@ int main(void)
 		kv_header("perf", "%s", p.perf);
 		kv_header("timeout", "%u", p.timeout);
 		watchdog_arm(p.seconds + p.timeout + WATCHDOG_SLACK_S);
+	} else if (strcmp(p.mode, "pipe") == 0) {
+		kv_header("loops", "%u", p.loops);
+		kv_header("perturb", "%u", (unsigned int)p.perturb);
+		kv_header("perf", "%s", p.perf);
+		kv_header("timeout", "%u", p.timeout);
+		watchdog_arm(pipe_limit(&p) + WATCHDOG_SLACK_S);
 	} else {
 		watchdog_arm(300);
 	}
@@ -359,6 +479,8 @@ int main(void)
 
 	if (strcmp(p.mode, "tbench") == 0)
 		run_tbench(&p);
+	else if (strcmp(p.mode, "pipe") == 0)
+		run_pipe(&p);
 	else if (strcmp(p.mode, "selftest") == 0)
 		run_selftest(&p);
 	else

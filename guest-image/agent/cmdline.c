@@ -75,10 +75,10 @@ static int parse_events(const char *v, size_t n, struct jlb_params *p,
 }
 
 enum { K_MODE, K_VARIANT, K_CLIENTS, K_SECONDS, K_PERF, K_PERTURB,
-	K_TIMEOUT, K_ENVPAD, K_COUNT };
+	K_TIMEOUT, K_ENVPAD, K_LOOPS, K_COUNT };
 static const char *const keys[K_COUNT] = {
 	"mode", "variant", "clients", "seconds", "perf", "perturb", "timeout",
-	"envpad",
+	"envpad", "loops",
 };
 
 /* bad_value: the reason for a rejected jlbench.<key>=<value>. */
@@ -111,11 +111,12 @@ static int apply(int key, const char *v, size_t n, struct jlb_params *p,
 	switch (key) {
 	case K_MODE:
 		if ((n == 6 && memcmp(v, "tbench", 6) == 0) ||
+		    (n == 4 && memcmp(v, "pipe", 4) == 0) ||
 		    (n == 8 && memcmp(v, "selftest", 8) == 0) ||
 		    (n == 5 && memcmp(v, "shell", 5) == 0))
 			return jlb_copy(p->mode, sizeof(p->mode), v, n);
-		return bad_value(key, v, n, "tbench, selftest or shell", err,
-				 errlen);
+		return bad_value(key, v, n, "tbench, pipe, selftest or shell",
+				 err, errlen);
 	case K_VARIANT:
 		if (!valid_variant(v, n) ||
 		    jlb_copy(p->variant, sizeof(p->variant), v, n) < 0)
@@ -146,6 +147,11 @@ static int apply(int key, const char *v, size_t n, struct jlb_params *p,
 		if (number(key, v, n, 0, JLB_MAX_ENVPAD, &x, err, errlen) < 0)
 			return -1;
 		p->envpad = (unsigned int)x;
+		return 0;
+	case K_LOOPS:
+		if (number(key, v, n, 1, JLB_MAX_LOOPS, &x, err, errlen) < 0)
+			return -1;
+		p->loops = (unsigned int)x;
 		return 0;
 	case K_PERF:
 		return parse_events(v, n, p, err, errlen);
@@ -188,6 +194,7 @@ int jlb_parse_cmdline(const char *cmdline, struct jlb_params *p,
 	p->clients = 20;
 	p->seconds = 30;
 	p->timeout = 120;
+	p->loops = JLB_DEFAULT_LOOPS;
 
 	while ((w = next_word(&s, &wl)) != NULL) {
 		if (wl < 8 || memcmp(w, "jlbench.", 8) != 0)

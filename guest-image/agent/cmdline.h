@@ -14,13 +14,19 @@
 #define JLB_MAX_EVENTS 16
 #define JLB_EVENT_LEN 64
 #define JLB_MAX_ENVPAD 65536
+#define JLB_MAX_LOOPS 100000000
+/* Round trips of `perf bench sched pipe` by default: as many as the
+ * pipe-test of Documentation/staging/static-keys.rst made per run (its
+ * perf stat counts 200,003 context switches a run, two per round trip). */
+#define JLB_DEFAULT_LOOPS 100000
 
 /* Parameters from the kernel command line (PROTOCOL.md). */
 struct jlb_params {
-	char mode[16];			/* tbench | selftest | shell */
+	char mode[16];			/* tbench | pipe | selftest | shell */
 	char variant[64];		/* [a-z0-9-]+ */
 	unsigned int clients;		/* 1..512 */
 	unsigned int seconds;		/* 1..3600 */
+	unsigned int loops;		/* pipe: 1..JLB_MAX_LOOPS round trips */
 	unsigned int timeout;		/* 0..86400 (0: tests the guest timeout) */
 	uint32_t perturb;		/* 0 = none */
 	unsigned int envpad;		/* 0..JLB_MAX_ENVPAD bytes of padding */

@@ -31,6 +31,8 @@ void test_cmdline(void)
 		"jlbench.perturb=4294967296",
 		"jlbench.perturb=-1", "jlbench.mode=bench", "jlbench.mode=",
 		"jlbench.envpad=65537", "jlbench.envpad=x",
+		"jlbench.loops=0", "jlbench.loops=100000001", "jlbench.loops=1k",
+		"jlbench.mode=pipes",
 		"jlbench.variant=Jump", "jlbench.variant=", "jlbench.variant=a_b",
 		"jlbench.variant=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 		"aaaaaaaaaaaaaaaaaaaaaaaaa",
@@ -50,6 +52,7 @@ void test_cmdline(void)
 	CHECK_STR(p.perf, "none");
 	CHECK(p.clients == 20 && p.seconds == 30 && p.timeout == 120);
 	CHECK(p.perturb == 0 && p.nevents == 0 && p.envpad == 0);
+	CHECK(p.loops == 100000);
 
 	CHECK(jlb_parse_cmdline("console=ttyS0 jlbench.mode=selftest "
 				"jlbench.variant=plain-read jlbench.clients=512 "
@@ -70,6 +73,12 @@ void test_cmdline(void)
 	CHECK(jlb_parse_cmdline("jlbench.perf=none jlbench.mode=shell", &p, err,
 				sizeof(err)) == 0 && p.nevents == 0);
 	CHECK_STR(p.mode, "shell");
+	CHECK(jlb_parse_cmdline("jlbench.mode=pipe jlbench.loops=100000000",
+				&p, err, sizeof(err)) == 0);
+	CHECK_STR(p.mode, "pipe");
+	CHECK(p.loops == 100000000);
+	CHECK(jlb_parse_cmdline("jlbench.mode=pipe jlbench.loops=1", &p, err,
+				sizeof(err)) == 0 && p.loops == 1);
 	/* Words after "--" belong to init's argv; look-alikes are not ours. */
 	CHECK(jlb_parse_cmdline("jlbench.clients=3 -- jlbench.clients=abc",
 				&p, err, sizeof(err)) == 0 && p.clients == 3);

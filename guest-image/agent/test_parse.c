@@ -3,8 +3,9 @@
  * test_parse.c: host unit tests of the agent's parsers (parse.h).
  *
  * Usage: test_parse FIXTURE_DIR
- * FIXTURE_DIR (tests/fixtures/agent) holds real tbench outputs (*.out)
- * with the figures expected from them (*.expected, key=value), a real
+ * FIXTURE_DIR (tests/fixtures/agent) holds real tbench and perf bench
+ * sched pipe outputs (*.out) with the figures expected from them
+ * (*.expected, key=value), a real
  * perf stat -x, file and a real /proc/stat. Prints one line per failed
  * check and a summary; exits 1 when any check failed.
  */
@@ -79,6 +80,7 @@ int main(int argc, char **argv)
 	test_tbench_fixtures();
 	test_tbench_truncated();
 	test_tbench_lines();
+	test_pipe();
 	test_perf();
 	test_event_key();
 	test_cpustat();

@@ -28,6 +28,7 @@ void test_module_options(void);
 void test_tbench_fixtures(void);
 void test_tbench_truncated(void);
 void test_tbench_lines(void);
+void test_pipe(void);
 void test_perf(void);
 void test_event_key(void);
 void test_cpustat(void);

@@ -154,6 +154,12 @@ def verdict(rep, ended, mode="tbench"):
         if tput is None or tput <= 0:
             return "failed", "result block has no valid throughput_mbps (%r)" \
                 % b.get("throughput_mbps")
+    if mode == "pipe":
+        for key in ("ops", "pipe_usecs_per_op"):
+            x = _number(b.get(key))
+            if x is None or x <= 0:
+                return "failed", "result block has no valid %s (%r)" % (
+                    key, b.get(key))
     return "ok", ""
 
 

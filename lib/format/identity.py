@@ -102,11 +102,11 @@ def _cell(value):
     return "" if value is None else str(value)
 
 
-def try_figures(base, perf_events, plugin, ended):
+def try_figures(base, perf_events, plugin, ended, workload="tbench"):
     """The figures of the try whose raw files start with base, derived with
     the runner's parser (lib/format/rawtry.py): "row" holds the cells derive()
     owns, as runs.csv would hold them."""
-    got = rawtry.derive(base, perf_events, plugin, ended)
+    got = rawtry.derive(base, perf_events, plugin, ended, workload)
     values = [(x, 1) for x in got.warmup] + [(x, 0) for x in got.measured]
     return {"row": {c: _cell(v) for c, v in got.cells.items()},
             "samples": [(str(n), _cell(x), str(w))

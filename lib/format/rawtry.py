@@ -40,25 +40,28 @@ class Derived:
         self.warnings = warnings
 
 
-def columns(perf_events, model=None):
+def columns(perf_events, model=None, workload="tbench"):
     """The runs.csv columns that derive() fills (plugin columns included,
     the model's of meta.json's "model" entry model, if any)."""
-    return (list(VERDICT_COLUMNS) + list(results.figures({}, perf_events))
+    return (list(VERDICT_COLUMNS)
+            + list(results.figures({}, perf_events, workload))
             + schema.PLUGIN_COLUMNS + schema.model_columns(model))
 
 
-def derive(base, perf_events, plugin, ended):
+def derive(base, perf_events, plugin, ended, workload="tbench"):
     """The runs.csv cells and samples of the try whose files start with base.
 
     plugin: the try ran with the branch-count plugin (base.counts expected);
-    ended: how QEMU ended, a phrase for the reason (console.verdict).
+    ended: how QEMU ended, a phrase for the reason (console.verdict);
+    workload: what the agent ran (lib/format/schema.py WORKLOADS).
     """
     rep = console.parse(console.read(base + ".log"))
-    status, reason = console.verdict(rep, ended)
-    cells = dict.fromkeys(results.figures({}, perf_events))
+    status, reason = console.verdict(rep, ended,
+                                     schema.WORKLOAD[workload].mode)
+    cells = dict.fromkeys(results.figures({}, perf_events, workload))
     warmup = measured = []
     if status == "ok":
-        cells = results.figures(rep.block, perf_events)
+        cells = results.figures(rep.block, perf_events, workload)
         try:
             warmup = console.samples(rep.block, "warmup_samples_mbps")
             measured = console.samples(rep.block, "samples_mbps")

@@ -18,7 +18,8 @@ from lib.format import schema
 
 # Columns that results dirs from before them lack: a row for such a dir
 # leaves them out (ResultsDir.fit).
-LATER_COLUMNS = tuple(c.name for c in schema.RUN_COLUMNS if c.later)
+LATER_COLUMNS = tuple(c.name for c in schema.RUN_COLUMNS if c.later) + \
+    tuple(schema.OVERLAP_COLUMNS + schema.OVERLAP_L2_COLUMNS)
 
 
 def dir_name(utc_struct, short_sha):
@@ -89,11 +90,13 @@ class ResultsDir:
         self.columns = columns
 
     @classmethod
-    def create(cls, path, perf_events, model=None):
+    def create(cls, path, perf_events, model=None, workload="tbench"):
         """A new results dir at path (runs.csv with the columns of
-        perf_events and of model, meta.json's "model" entry)."""
+        perf_events, of model, meta.json's "model" entry, and of the
+        workload)."""
         os.makedirs(os.path.join(path, "raw"))
-        self = cls(path, schema.run_columns(perf_events, model=model))
+        self = cls(path, schema.run_columns(perf_events, model=model,
+                                            workload=workload))
         _append(self.runs_csv, _csv_line(self.columns))
         _append(self.samples_csv, _csv_line(schema.SAMPLE_COLUMNS))
         return self
@@ -155,7 +158,9 @@ class ResultsDir:
                             % (run.index, run.variant, try_no))
 
     def fit(self, row):
-        """row without the LATER_COLUMNS this dir's runs.csv lacks."""
+        """row without the LATER_COLUMNS this dir's runs.csv lacks (the
+        overlap rule's model columns too: a --model dir from before them
+        resumed by a plugin that reports them)."""
         return {c: v for c, v in row.items()
                 if c in self.columns or c not in LATER_COLUMNS}
 
@@ -190,12 +195,13 @@ def _int(value):
         return None
 
 
-def figures(block, perf_events):
+def figures(block, perf_events, workload="tbench"):
     """runs.csv cells from an ok result block (missing keys stay empty):
-    every column with an agent key (lib/format/schema.py), total_ticks and the
-    perf events."""
+    every column with an agent key (lib/format/schema.py) and the
+    workload's own, total_ticks and the perf events."""
     b = block
-    cells = {c.name: b.get(c.block) for c in schema.RUN_COLUMNS if c.block}
+    cells = {c.name: b.get(c.block) for c in schema.RUN_COLUMNS
+             + schema.WORKLOAD[workload].columns if c.block}
     for c in schema.RUN_COLUMNS:
         if c.unit == "ticks" and c.block:
             cells[c.name] = _int(cells[c.name])

@@ -157,20 +157,47 @@ MODEL_COUNTERS = [
     _model("user_l2i_misses", "misses", "user L1I misses missing the L2"),
     _model("kernel_l2d_misses", "misses", "kernel L1D misses missing the L2"),
     _model("user_l2d_misses", "misses", "user L1D misses missing the L2"),
+    # the overlap rule's classes of L1D misses (bench/plugin/overlap.h), in
+    # runs whose meta.json "model" has "overlap"; the l2d_ ones with l2=
+    _model("kernel_l1d_fed", "misses",
+           "kernel L1D misses feeding a mispredicted branch"),
+    _model("user_l1d_fed", "misses",
+           "user L1D misses feeding a mispredicted branch"),
+    _model("kernel_l1d_groups", "groups",
+           "kernel groups of independent L1D misses"),
+    _model("user_l1d_groups", "groups",
+           "user groups of independent L1D misses"),
+    _model("kernel_l2d_fed", "misses",
+           "kernel L1D misses to memory feeding a mispredicted branch"),
+    _model("user_l2d_fed", "misses",
+           "user L1D misses to memory feeding a mispredicted branch"),
+    _model("kernel_l2d_groups", "groups",
+           "kernel groups of independent L1D misses reaching memory"),
+    _model("user_l2d_groups", "groups",
+           "user groups of independent L1D misses reaching memory"),
 ]
 L2_COLUMNS = ["kernel_l2i_misses", "user_l2i_misses", "kernel_l2d_misses",
               "user_l2d_misses"]
+OVERLAP_COLUMNS = ["kernel_l1d_fed", "user_l1d_fed", "kernel_l1d_groups",
+                   "user_l1d_groups"]
+OVERLAP_L2_COLUMNS = ["kernel_l2d_fed", "user_l2d_fed", "kernel_l2d_groups",
+                      "user_l2d_groups"]
 # The columns of every run with the model, and of those with its L2.
 MODEL_COLUMNS = [c.column for c in MODEL_COUNTERS
-                 if c.column not in L2_COLUMNS]
+                 if c.column not in L2_COLUMNS + OVERLAP_COLUMNS
+                 + OVERLAP_L2_COLUMNS]
 
 
 def model_columns(model):
     """runs.csv's columns of the model in a run with meta.json's "model"
-    entry model (none when it is None)."""
+    entry model (none when it is None): the overlap rule's only in runs
+    that have it (meta.json "overlap"), after the others."""
     if not model:
         return []
-    return MODEL_COLUMNS + (L2_COLUMNS if "l2" in model["geometry"] else [])
+    l2 = "l2" in model["geometry"]
+    return MODEL_COLUMNS + (L2_COLUMNS if l2 else []) + (
+        OVERLAP_COLUMNS + (OVERLAP_L2_COLUMNS if l2 else [])
+        if "overlap" in model else [])
 
 
 # Modelled cycles: a counter analysis derives from the columns above and
@@ -178,11 +205,17 @@ def model_columns(model):
 MODEL_CYCLES = Counter("model_cycles", "model_cycles", "cycles",
                        "modelled cycles (model)", "lower", False,
                        None, False)
+# The same with the overlap rule of an out-of-order core (lib/model.py
+# overlap_cycles()), in runs that have its counts.
+MODEL_CYCLES_OOO = Counter("model_cycles_ooo", "model_cycles_ooo", "cycles",
+                           "modelled cycles with overlap (model)", "lower",
+                           False, None, False)
+DERIVED_MODEL = [MODEL_CYCLES, MODEL_CYCLES_OOO]
 
 
 def is_model(column):
     """The column is one of the model's counters (modelled cycles too)."""
-    return column in [c.column for c in MODEL_COUNTERS + [MODEL_CYCLES]]
+    return column in [c.column for c in MODEL_COUNTERS + DERIVED_MODEL]
 
 
 # perf events (`bench/run --perf`) with more to say than their name; any
@@ -208,8 +241,8 @@ def perf_column(event):
 def counter(column):
     """The Counter of a counter column (a perf column not in PERF_COUNTERS
     gets a default one)."""
-    for c in PLUGIN_COUNTERS + PERF_COUNTERS + MODEL_COUNTERS + [
-            MODEL_CYCLES]:
+    for c in PLUGIN_COUNTERS + PERF_COUNTERS + MODEL_COUNTERS + \
+            DERIVED_MODEL:
         if c.column == column:
             return c
     if column.startswith("perf_"):
@@ -224,16 +257,17 @@ def counter_columns(columns):
     then the plugin's counters, then the model's (with modelled cycles)."""
     return ([c for c in columns if c.startswith("perf_")]
             + [c.column for c in PLUGIN_COUNTERS + MODEL_COUNTERS
-               + [MODEL_CYCLES] if c.column in columns])
+               + DERIVED_MODEL if c.column in columns])
 
 
-def run_columns(perf_events, later=True, model=None):
+def run_columns(perf_events, later=True, model=None, workload="tbench"):
     """runs.csv's header for a run counting perf_events, with the model's
     columns when model (meta.json's "model" entry; later=False: as in dirs
-    from before the later columns)."""
+    from before the later columns) and the workload's own columns."""
     return ([c.name for c in RUN_COLUMNS if later or not c.later]
             + [perf_column(e) for e in perf_events] + PLUGIN_COLUMNS
-            + model_columns(model))
+            + model_columns(model)
+            + [c.name for c in WORKLOAD[workload].columns])
 
 
 def required_columns():
@@ -243,7 +277,7 @@ def required_columns():
 
 def numeric_columns():
     """The runs.csv columns analysis reads as numbers (counters aside)."""
-    return [c.name for c in RUN_COLUMNS if c.unit]
+    return [c.name for c in RUN_COLUMNS + WORKLOAD_COLUMNS if c.unit]
 
 
 # A per-run metric. throughput: a speed of tbench (one is the headline of
@@ -260,6 +294,40 @@ METRICS = [
            "higher", False, False),
 ]
 THROUGHPUT = {m.name: m for m in METRICS if m.throughput}
+
+# A workload: what the agent runs between its window markers
+# (guest-image/PROTOCOL.md; `bench/run --workload`, meta.json
+# protocol.workload). mode: the agent's jlbench.mode; op: one operation,
+# in words; metrics: the METRICS of its runs (other runs.csv figures stay
+# empty); headline: its headline metric, or None for the accelerator
+# mode's (MODES); columns: runs.csv columns of its own, after the others;
+# title: the workload in a report's words.
+Workload = namedtuple("Workload", "name mode op metrics headline columns "
+                      "title")
+PIPE_COLUMNS = [
+    _col("pipe_usecs_per_op", "perf bench sched pipe's microseconds per "
+         "round trip, by its own clock (guest time under icount)", "us",
+         "pipe_usecs_per_op"),
+]
+WORKLOADS = [
+    Workload("tbench", "tbench", "tbench operation",
+             tuple(m.name for m in METRICS), None, [],
+             "tbench (dbench 4.0) on the guest's loopback"),
+    Workload("pipe", "pipe", "pipe round trip", ("ops_per_s", "ops"),
+             "ops_per_s", PIPE_COLUMNS,
+             "`perf bench sched pipe`: two processes pass an int back and "
+             "forth through two pipes, as in the perf stat table of the "
+             "kernel's Documentation/staging/static-keys.rst"),
+]
+WORKLOAD = {w.name: w for w in WORKLOADS}
+WORKLOAD_COLUMNS = [c for w in WORKLOADS for c in w.columns]
+
+
+def workload(meta):
+    """The workload of a results dir's meta.json (tbench in dirs from
+    before the choice existed)."""
+    return ((meta or {}).get("protocol") or {}).get("workload", "tbench")
+
 
 # An accelerator mode and every text that describes it. runs_csv: a value
 # of runs.csv's mode column (kvm-nested is kvm on a host that was itself
@@ -390,12 +458,19 @@ def formats_tables():
             [[_code(c.column), _code(c.key), c.unit, c.name,
               c.better or "-", c.panel[1] if c.panel else "-"]
              for c in PLUGIN_COUNTERS + PERF_COUNTERS + MODEL_COUNTERS
-             + [MODEL_CYCLES]]),
+             + DERIVED_MODEL]),
         "metrics": _table(
             ["metric", "unit", "what", "better", "headline in"],
             [[_code(m.name), m.unit, m.title, m.better,
               ", ".join(x.name for x in MODES if x.headline == m.name)
               or "-"] for m in METRICS]),
+        "workloads": _table(
+            ["workload", "one operation", "metrics", "headline",
+             "columns of its own"],
+            [[_code(w.name), w.op, ", ".join(_code(m) for m in w.metrics),
+              _code(w.headline) if w.headline else "the mode's",
+              ", ".join(_code(c.name) for c in w.columns) or "-"]
+             for w in WORKLOADS]),
         "modes": _table(
             ["mode", "in runs.csv", "wall clock", "what its figures are"],
             [[_code(m.name), "yes" if m.runs_csv else "no (kvm)",
