@@ -5,7 +5,8 @@ load "common.gp"
 load datadir."/history.vars"
 set title "Headline change vs ".hbase." across analysed runs, 95% CI\n(ops/s under icount, an instruction-path model; MB/s on tcg (emulated) and kvm (hardware))"
 set ylabel "% change of mean throughput"
-set xlabel "analysed run (git commit; mode, config other than full, Linux version: L6.1, L6.12)" offset 0,-1
+set xlabel "analysed run (git commit; mode and config other than full; Linux version)" offset 0,-2
+set bmargin 6
 set xrange [0.5:nruns + 0.5]
 set xzeroaxis lt -1 lw 1 dt 2
 set key outside top center horizontal
