@@ -36,8 +36,11 @@
  * and exit and the markers are the same in both and cancel. The known
  * answers per iteration under the plugin's default model (32 KiB L1D,
  * 64-byte lines, gshare): key off, about 0 mispredictions once warmed up;
- * random, about 0.5; stride_big_kib (default 64, twice the L1D), about one
- * L1D miss; stride_fit_kib (default 16), about none.
+ * random, about 16 (JLB_RANDOM_BRANCHES = 32 branches on random bits, each
+ * mispredicted about half the time, and the loop's own branch at most
+ * once: 14.4..17.6, 0.45..0.55 per random branch); stride_big_kib
+ * (default 64, twice the L1D), about one L1D miss; stride_fit_kib
+ * (default 16), about none.
  *
  * The markers are NOPs everywhere else. They are x86 code: on s390 they
  * are nothing (the plugin counts x86 code only), and the count runs are
@@ -53,6 +56,7 @@
 #include <linux/minmax.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/stringify.h>
 
 #include "jlbench_static_key.h"
 #include "regions.h"
@@ -92,29 +96,47 @@ static noinline void jlb_bench_loop(unsigned long n)
 }
 
 /*
- * jlb_bench_random: one conditional branch per iteration on a pseudo-random
- * bit, bit 0 of splitmix64 of a counter, from the same seed in every run
- * (so every run takes the same path). The bit is computed afresh in each
- * iteration by multiplications and shifts, which no compiler can fold
- * into a pattern, and the guarded body is a call, which cannot be made
- * into a conditional move or a set-on-condition: the loop must branch on
- * the bit. A predictor can learn only the loop's own branch (always taken
- * but once): it mispredicts the random one about half the time.
+ * jlb_bench_random: JLB_RANDOM_BRANCHES conditional branches per iteration,
+ * one on each of the low bits of splitmix64 of a counter, from the same
+ * seed in every run (so every run takes the same path). The bits are
+ * computed afresh in each iteration by multiplications and shifts, which no
+ * compiler can fold into a pattern, and the guarded body is a call, which
+ * cannot be made into a conditional move or a set-on-condition: the loop
+ * must branch on each bit. No predictor can learn a random bit: whatever
+ * it predicts, each of these branches goes the other way about half the
+ * time, however its counters alias other branches'.
+ *
+ * The loop's own branch (taken but once) is what aliasing can spoil. With
+ * one random branch per iteration, gshare indexed both by pc XOR a history
+ * that alternated between them, and where a kernel's layout put their pcs
+ * so that their counters met, the loop's branch went wrong about half the
+ * time too: 0.998 mispredictions per iteration instead of about 0.5, in one
+ * full jump-label build. With JLB_RANDOM_BRANCHES random branches per
+ * iteration, the loop's branch adds at most one misprediction to about
+ * JLB_RANDOM_BRANCHES / 2, whatever the layout: the figure measures the
+ * random branches. The compiler writes the inner loop out (the GCC unroll
+ * pragma), a test and a Jcc per bit: an iteration executes
+ * JLB_RANDOM_BRANCHES + 1 conditional branches, which
+ * tests/test_model_validation.py checks in the plugin's exact counts.
  */
 #define JLB_RANDOM_SEED 0x6a6c62656e6368ULL	/* "jlbench" */
+#define JLB_RANDOM_BRANCHES 32
 
 static noinline void jlb_bench_random(unsigned long n)
 {
 	u64 x = JLB_RANDOM_SEED, z;
 	unsigned long i;
+	unsigned int b;
 
 	for (i = 0; i < n; i++) {
 		x += 0x9e3779b97f4a7c15ULL;
 		z = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
 		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 		z ^= z >> 31;
-		if (z & 1)
-			jlb_bench_hit();
+		_Pragma(__stringify(GCC unroll JLB_RANDOM_BRANCHES))
+		for (b = 0; b < JLB_RANDOM_BRANCHES; b++)
+			if (z & BIT_ULL(b))
+				jlb_bench_hit();
 	}
 }
 
