@@ -28,6 +28,27 @@ int jlb_copy(char *dst, size_t dstlen, const char *src, size_t n)
 	return 0;
 }
 
+int jlb_words(const char *line, char *buf, size_t buflen, char **w, int max)
+{
+	int n = 0;
+	char *s;
+
+	if (jlb_copy(buf, buflen, line, strlen(line)) < 0)
+		return -1;
+	for (s = buf; *s;) {
+		while (*s == ' ' || *s == '\t' || *s == '\r')
+			*s++ = '\0';
+		if (!*s)
+			break;
+		if (n == max)
+			return -1;
+		w[n++] = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\r')
+			s++;
+	}
+	return n;
+}
+
 int jlb_parse_uint(const char *s, size_t n, unsigned long long lo,
 		   unsigned long long hi, unsigned long long *out)
 {

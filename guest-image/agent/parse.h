@@ -24,6 +24,10 @@ int jlb_fail(char *err, size_t errlen, const char *fmt, ...)
 /* Bounded copy of n bytes of src with a NUL; -1 when it does not fit. */
 int jlb_copy(char *dst, size_t dstlen, const char *src, size_t n);
 
+/* Split a copy of line (in buf) at blanks into at most max words; the
+ * word count, or -1 when the line is too long or has more words. */
+int jlb_words(const char *line, char *buf, size_t buflen, char **w, int max);
+
 /* A plain decimal in [lo, hi] spanning all of s[0..n); 0 or -1. */
 int jlb_parse_uint(const char *s, size_t n, unsigned long long lo,
 		   unsigned long long hi, unsigned long long *out);

@@ -9,30 +9,6 @@
 
 #define MAX_WORDS 8
 
-/* words: split a copy of line at blanks; the word count, or -1 when the
- * line is too long or has more than max words. */
-static int words(const char *line, char *buf, size_t buflen, char **w,
-		 int max)
-{
-	int n = 0;
-	char *s;
-
-	if (jlb_copy(buf, buflen, line, strlen(line)) < 0)
-		return -1;
-	for (s = buf; *s;) {
-		while (*s == ' ' || *s == '\t' || *s == '\r')
-			*s++ = '\0';
-		if (!*s)
-			break;
-		if (n == max)
-			return -1;
-		w[n++] = s;
-		while (*s && *s != ' ' && *s != '\t' && *s != '\r')
-			s++;
-	}
-	return n;
-}
-
 void jlb_pipe_init(struct jlb_pipe *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -52,7 +28,7 @@ int jlb_pipe_line(struct jlb_pipe *p, const char *line, char *err,
 		  size_t errlen)
 {
 	char buf[256], *w[MAX_WORDS];
-	int n = words(line, buf, sizeof(buf), w, MAX_WORDS);
+	int n = jlb_words(line, buf, sizeof(buf), w, MAX_WORDS);
 
 	if (n <= 0)
 		return JLB_PIPE_OTHER;

@@ -10,30 +10,6 @@
 
 #define MAX_TOKENS 16
 
-/* tokenize: split a copy of line at blanks; returns the token count or -1
- * when there are more than max tokens or the line is too long. */
-static int tokenize(const char *line, char *buf, size_t buflen,
-		    char **tok, int max)
-{
-	int n = 0;
-	char *s;
-
-	if (jlb_copy(buf, buflen, line, strlen(line)) < 0)
-		return -1;
-	for (s = buf; *s;) {
-		while (*s == ' ' || *s == '\t' || *s == '\r')
-			*s++ = '\0';
-		if (!*s)
-			break;
-		if (n == max)
-			return -1;
-		tok[n++] = s;
-		while (*s && *s != ' ' && *s != '\t' && *s != '\r')
-			s++;
-	}
-	return n;
-}
-
 void jlb_tbench_init(struct jlb_tbench *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -129,7 +105,7 @@ int jlb_tbench_line(struct jlb_tbench *t, const char *line,
 		    char *err, size_t errlen)
 {
 	char buf[512], *tok[MAX_TOKENS];
-	int n = tokenize(line, buf, sizeof(buf), tok, MAX_TOKENS);
+	int n = jlb_words(line, buf, sizeof(buf), tok, MAX_TOKENS);
 
 	if (n < 0) {
 		/* Too long or too many words: only fatal inside the table. */
