@@ -45,7 +45,7 @@ def test_612_smoke_kernel_is_verified(builds_612):
     with open(os.path.join(d, "build.json")) as f:
         b = json.load(f)
     assert b["source"]["package"] == "linux-source-6.12"
-    assert b["source"]["kernel_version"].startswith("6.12.")
+    assert b["source"]["version"].startswith("6.12.")
     v = b["verify"]
     assert v["ok"] and all(v["checks"].values()), v
     assert v["jump_table"]["entries"] > 500
