@@ -31,8 +31,7 @@ def linux_of(builds):
     out = set()
     for b in builds.values():
         src = b.get("source") if isinstance(b.get("source"), dict) else {}
-        out.add(source.version_of(src.get("kernel_version")
-                                  or src.get("version")))
+        out.add(source.version_of(src.get("version")))
     return out.pop() if len(out) == 1 else None
 
 
