@@ -48,6 +48,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/build_bug.h>
 #include <linux/gfp.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
@@ -56,7 +57,6 @@
 #include <linux/minmax.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
-#include <linux/stringify.h>
 
 #include "jlbench_static_key.h"
 #include "regions.h"
@@ -128,12 +128,14 @@ static noinline void jlb_bench_random(unsigned long n)
 	unsigned long i;
 	unsigned int b;
 
+	/* the unroll pragma below takes a literal, JLB_RANDOM_BRANCHES */
+	BUILD_BUG_ON(JLB_RANDOM_BRANCHES != 32);
 	for (i = 0; i < n; i++) {
 		x += 0x9e3779b97f4a7c15ULL;
 		z = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
 		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 		z ^= z >> 31;
-		_Pragma(__stringify(GCC unroll JLB_RANDOM_BRANCHES))
+#pragma GCC unroll 32
 		for (b = 0; b < JLB_RANDOM_BRANCHES; b++)
 			if (z & BIT_ULL(b))
 				jlb_bench_hit();
