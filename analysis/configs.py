@@ -45,7 +45,7 @@ def _protocol(meta, st):
     return (st.get("mode"), proto(meta, "clients"), proto(meta, "seconds"))
 
 
-def peers(res, st, axis=CONFIGS):
+def peers(res, st, axis):
     """[(value, path, stats, builds)]: this run, then the newest analysed
     run of each other value of axis under its parent dir with its
     protocol (and its value of the other axis)."""
@@ -90,7 +90,7 @@ def _change(st, label):
     return comparisons(m, "main").get(label) if m else None
 
 
-def row(value, path, st, builds, out_dir, axis=CONFIGS):
+def row(value, path, st, builds, out_dir, axis):
     """The table row of one run and the figures the summary needs."""
     base = st["baseline"]
     sites = _mean(st, "site_execs_per_op", JUMP)
