@@ -41,17 +41,15 @@ def site_keys(build):
     table = vmlinux.jump_table(path, syms)
     code, _ = vmlinux.code_symbols(path)
     starts = [a for a, _ in code]
-    data = sorted((a, s, n) for n, (a, s) in syms.items() if s > 0)
-    dstarts = [a for a, _, _ in data]
+    held = vmlinux.Holders(syms)
     out = {}
     for site, _target, key, _flags in table["decoded"]:
         i = bisect.bisect_right(starts, site) - 1
-        j = bisect.bisect_right(dstarts, key) - 1
-        if i < 0 or j < 0:
+        if i < 0:
             continue
-        a, size, name = data[j]
+        holder = held.at(key)
         out.setdefault(code[i][1], set()).add(
-            name if key < a + size else "%#x" % key)
+            holder[0] if holder else "%#x" % key)
     return {f: sorted(k) for f, k in out.items()}
 
 

@@ -4,6 +4,7 @@ bench/model/keywords.py finds the static-key words). Each takes the arch record
 (lib/arch.py) whose binutils read the file and whose jump table format
 applies.
 """
+import bisect
 import subprocess
 
 from lib import arch as archmod
@@ -28,6 +29,24 @@ def symbols(vmlinux, arch=X86):
         elif len(f) == 3:
             syms.setdefault(f[2], (int(f[0], 16), 0))
     return syms
+
+
+class Holders:
+    """The symbols of symbols() that have a size, to find the one that
+    holds an address (a static key inside its struct, say)."""
+
+    def __init__(self, syms):
+        self.sized = sorted((a, s, n) for n, (a, s) in syms.items() if s > 0)
+        self.starts = [a for a, _, _ in self.sized]
+
+    def at(self, addr):
+        """(name, offset, size) of the sized symbol holding addr, or
+        None."""
+        i = bisect.bisect_right(self.starts, addr) - 1
+        if i < 0 or addr >= self.sized[i][0] + self.sized[i][1]:
+            return None
+        start, size, name = self.sized[i]
+        return name, addr - start, size
 
 
 def code_symbols(vmlinux, arch=X86):

@@ -19,7 +19,6 @@ Keys whose symbol the other build lacks (some are defined only with
 CONFIG_JUMP_LABEL, e.g. netfilter's nf_hooks_needed: that kernel tests
 something else there) and keys no rule places are counted, never guessed.
 """
-import bisect
 import os
 
 from lib import vmlinux
@@ -41,11 +40,6 @@ class Keys:
         self.source = source
 
 
-def _sized(syms):
-    """Sorted (address, size, name) of the symbols with a size."""
-    return sorted((a, s, n) for n, (a, s) in syms.items() if s > 0)
-
-
 def of_jump_label_build(build_dir, source):
     """The Keys of the jump-label build in build_dir (source: its name for
     the files, e.g. its build hash)."""
@@ -53,13 +47,8 @@ def of_jump_label_build(build_dir, source):
     syms = vmlinux.symbols(path)
     table = vmlinux.jump_table(path, syms)
     addrs = sorted({e[2] for e in table["decoded"]})
-    sized = _sized(syms)
-    starts = [s[0] for s in sized]
-    holders = []
-    for k in addrs:
-        i = bisect.bisect_right(starts, k) - 1
-        if i >= 0 and k < sized[i][0] + sized[i][1]:
-            holders.append((sized[i][2], k - sized[i][0], sized[i][1]))
+    held = vmlinux.Holders(syms)
+    holders = [h for h in map(held.at, addrs) if h]
     return Keys(holders, addrs, source)
 
 
