@@ -152,26 +152,30 @@ def model_name(meta):
     return m.get("preset") or "default"
 
 
-def _same(meta, st):
-    """What runs must share for their bands to sit in one table: mode,
-    clients, run length, baseline and the kernels (build hashes)."""
+def _protocol(meta, st):
+    """What runs must share for their bands to sit in one table: the
+    workload, mode, clients and baseline."""
+    return (st.get("workload", "tbench"), st.get("mode"),
+            proto(meta, "clients"), st.get("baseline"))
+
+
+def kernels(meta, st):
+    """{variant: build hash} of a run's labels."""
     builds = read_builds({i["variant"] for i in st.get("labels", [])},
                          meta)
-    return (st.get("mode"), proto(meta, "clients"), proto(meta, "seconds"),
-            st.get("baseline"),
-            sorted((v, b.get("hash")) for v, b in builds.items()))
+    return {v: b.get("hash") for v, b in builds.items()}
 
 
-def bands(res, st):
-    """[(model, run id, band)]: this run's band (band()), then the newest
-    analysed run's of each other model (preset) under the same results/
-    dir with the same kernels, baseline, mode, clients and run length (a
-    run models one core: docs/model.md, "Costs")."""
-    mine = model_name(res.meta)
-    out = [(mine, res.run_id, band(st))]
-    want = _same(res.meta, st)
-    seen = {mine}
+def peers(res, st, want=None):
+    """[(run id, meta, stats)] of the other analysed model runs under the
+    results/ dir of res, newest first, whose kernels are all kernels of
+    this run (the same build hashes) and whose protocol (_protocol(), or
+    want(meta, stats) when given) is this run's."""
+    mine = kernels(res.meta, st)
+    want = want or (lambda meta, other: _protocol(meta, other)
+                    == _protocol(res.meta, st))
     root = os.path.dirname(res.path)
+    out = []
     for name in sorted(os.listdir(root), reverse=True):
         path = os.path.join(root, name)
         if path == res.path or not os.path.isdir(path):
@@ -181,13 +185,34 @@ def bands(res, st):
             meta = read_json(os.path.join(path, "meta.json"))
         except FormatError:
             continue
-        if not other or not meta or not present(other):
+        if not other or not meta or not present(other) or \
+                model_name(meta) is None or not want(meta, other):
             continue
+        theirs = kernels(meta, other)
+        if theirs and all(mine.get(v) == h for v, h in theirs.items()):
+            out.append((name, meta, other))
+    return out
+
+
+Band = namedtuple("Band", "model run_id seconds meta gains")
+
+
+def bands(res, st):
+    """[Band]: this run's (band(), if it ran the model), then the newest
+    analysed run's of each other model (preset) under the same results/
+    dir whose kernels are kernels of this run, with the same baseline,
+    workload, mode and clients (a run models one core: docs/model.md,
+    "Costs"); meta: the run's meta.json "model"."""
+    mine = model_name(res.meta)
+    out = [Band(mine, res.run_id, proto(res.meta, "seconds"),
+                res.meta["model"], band(st))] if mine and present(st) else []
+    seen = {mine}
+    for name, meta, other in peers(res, st):
         which = model_name(meta)
-        if which is None or which in seen or _same(meta, other) != want:
-            continue
-        seen.add(which)
-        out.append((which, name, band(other)))
+        if which not in seen:
+            seen.add(which)
+            out.append(Band(which, name, proto(meta, "seconds"),
+                            meta["model"], band(other)))
     return out
 
 
@@ -199,44 +224,65 @@ def _gain_cell(g):
     return "%+.2f%% [%+.2f, %+.2f]" % g
 
 
-def _band_table(res, st):
+def _band_table(res, got):
     rows = []
-    for i, (which, run_id, got) in enumerate(bands(res, st)):
-        name = "`%s`" % which + ("" if i == 0 else " (run %s)" % run_id)
+    mine = proto(res.meta, "seconds")
+    for b in got:
+        name = "`%s`" % b.model
+        if b.run_id != res.run_id:
+            name += " (run %s%s)" % (b.run_id, "" if b.seconds == mine
+                                     else ", %s s runs" % b.seconds)
         rows += [[name, "`%s`" % lab] + [_gain_cell(g) for g in gains]
-                 for lab, gains in got]
+                 for lab, gains in b.gains]
     return F.table(["model", "kernel"] + [
         "%s [95%% CI]" % t for t, _, _ in BAND], rows, "llrrr")
 
 
-def _band_note(meta):
-    o = meta.get("overlap")
-    gain = ("Gain = % fewer modelled cycles per operation than `{base}` "
-            "(the instruction path: % more operations per guest second, "
-            "the headline). In order, every penalty is paid in full (the "
-            "upper bound); ")
-    if not o:
-        return gain + (
-            "this run's model predates the overlap rule: its plugin "
-            "reports have no overlap classes, so it has no figure with "
-            "overlap.")
-    return gain + (
-        "with overlap, the first-order rule of an out-of-order core "
-        "(bench/plugin/overlap.h, after Karkhanis and Smith's interval "
-        "analysis) with a reorder buffer of %d and a width of %d (a "
-        "window hides %d cycles): front-end misses and mispredictions in "
-        "full, an L1D miss in full when it feeds a mispredicted branch (a "
-        "load at most 3 instructions before it), otherwise only what a "
-        "window of independent misses does not hide." % (
-            o["rob"], o["width"], model.hide(o)))
+def _band_note(got, base):
+    """How the band's columns are priced, with each model's window."""
+    windows = ["`%s` %d and %d (%d cycles)" % (
+        b.model, b.meta["overlap"]["rob"], b.meta["overlap"]["width"],
+        model.hide(b.meta["overlap"])) for b in got if b.meta.get("overlap")]
+    old = ["`%s`" % b.model for b in got if not b.meta.get("overlap")]
+    return " ".join(
+        ["Gain = %% fewer modelled cycles per operation than `%s` (the "
+         "instruction path: %% more operations per guest second, each "
+         "run's headline). In order, every penalty is paid in full (the "
+         "upper bound)." % base]
+        + (["With overlap, the first-order rule of an out-of-order core "
+            "(bench/plugin/overlap.h, after Karkhanis and Smith's interval "
+            "analysis): front-end misses and mispredictions in full, an "
+            "L1D miss in full when it feeds a mispredicted branch (a load "
+            "at most 3 instructions before it), otherwise only what a "
+            "window of independent misses does not hide; reorder buffer "
+            "and width (the cycles a window hides): %s." % "; ".join(
+                windows)] if windows else [])
+        + (["%s predates the overlap rule: its plugin reports have no "
+            "overlap classes, so it has no figure with overlap."
+            % ", ".join(old)] if old else []))
 
 
 BANDS = (
     "A run models one core (docs/model.md, \"Costs\"): the table has this "
-    "run's model first, then the newest analysed run of each other model "
-    "(`--model-preset`) under the same results dir with the same kernels, "
-    "baseline, mode, clients and run length, if any, each with its own "
-    "parameters (the presets' table in docs/model.md).")
+    "run's model first, if it ran one, then the newest analysed run of "
+    "each other model (`--model-preset`) under the same results dir whose "
+    "kernels are this run's (the same build hashes), with the same "
+    "workload, baseline, mode and clients, if any, each with its own "
+    "parameters (the presets' table in docs/model.md) and its own "
+    "instruction path as the floor.")
+
+
+def band_section(res, st):
+    """The band's table and notes, or "" when neither this run nor a
+    peer has the model."""
+    got = bands(res, st)
+    if not got:
+        return ""
+    return "\n".join([
+        head(st, "The band: modelled gain vs %s, with overlap and without"
+             % st["baseline"]), "",
+        _band_table(res, got), "",
+        _band_note(got, st["baseline"]) + " " + BANDS])
 
 
 def _cell(x, digits=6):
@@ -367,7 +413,8 @@ def section(st, res):
     """The section's Markdown."""
     meta = res.meta.get("model")
     if not meta or not present(st):
-        return NOT_RUN
+        other = band_section(res, st)
+        return NOT_RUN + ("\n\n" + other if other else "")
     return "\n".join([
         "**Modelled, not measured**: the plugin ran a model of a core's "
         "branch predictor and caches over each guest's instruction and "
@@ -379,11 +426,7 @@ def section(st, res):
         "overlap rule (the band below says how); the CI is across "
         "perturbation seeds, paired like the headline.", "",
         _cycles_table(st), "",
-        head(st, "The band: modelled gain vs %s, with overlap and without"
-             % st["baseline"]), "",
-        _band_table(res, st), "",
-        _band_note(meta).replace("{base}", st["baseline"]) + " " + BANDS,
-        "",
+        band_section(res, st), "",
         head(st, "Model events per tbench operation"), "",
         F.details("Branches, mispredictions, BTB, L1I and L1D figures and "
                   "static-key word accesses per operation, by kernel",

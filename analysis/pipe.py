@@ -1,5 +1,4 @@
-"""The pipe workload (`bench/run --workload pipe`): its REPORT.md, and the
-published hardware figures it is run to be set beside.
+"""The pipe workload (`bench/run --workload pipe`): its REPORT.md.
 
 The workload is `perf bench sched pipe -l N` in the guest: two processes
 pass an int back and forth through two pipes, N round trips (an
@@ -11,89 +10,15 @@ pipe-test of 100,000 round trips, the mean of 50 runs each.
 
 render() is REPORT.md for a pipe run's stats.json (analysis/summarize.py
 with the workload's own headline: round trips per second, 10^6 /
-`pipe_usecs_per_op`, perf bench's own clock, guest time under icount).
-published() reads that table from the kernel tree and published_change()
-gives its % changes with an interval: the entry point of a comparison of
-the model's deltas with the published ones (COUNTERPARTS says which
-runs.csv counters stand for each published one).
+`pipe_usecs_per_op`, perf bench's own clock, guest time under icount);
+analysis/published.py sets its model's deltas beside that table.
 """
-import glob
-import math
-import os
-import re
-
-from analysis import facts, hosts, modelcost, reference
+from analysis import facts, hosts, modelcost, published, reference
 from analysis import fmt as F
 from analysis.view import comparisons, head, metric
-from lib import hostinfo
 from lib.format import schema
 
 WORKLOAD = schema.WORKLOAD["pipe"]
-DOC = "Documentation/staging/static-keys.rst"
-# The two perf stat blocks of DOC, by the words that open them.
-KERNELS = {"jump label disabled": "off", "jump label enabled": "on"}
-# perf stat's counters in DOC -> the runs.csv counters of a jlbench pipe
-# run that count the same thing over the window (kernel + user; the
-# model's for cycles and branch misses: `bench/run --model`).
-COUNTERPARTS = {
-    "instructions": ("kernel_insns", "user_insns"),
-    "branches": ("kernel_branches", "user_branches"),
-    "branch-misses": ("kernel_mispredicts", "user_mispredicts"),
-    "cycles": ("model_cycles",),
-    "seconds time elapsed": ("ops_per_s",),
-}
-_STAT_LINE = re.compile(
-    r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s+([a-zA-Z][a-zA-Z -]*?)\s*"
-    r"(?:#.*?)?(?:\(\s*\+-\s*([0-9.]+)%\s*\))?\s*$")
-
-
-def doc_path():
-    """DOC in an extracted kernel tree of the cache, or None."""
-    for tree in sorted(glob.glob(os.path.join(hostinfo.cache_dir(), "src",
-                                              "linux-6.1*"))):
-        path = os.path.join(tree, DOC)
-        if os.path.isfile(path):
-            return path
-    return None
-
-
-def published(text):
-    """The perf stat table of DOC (its text): {"off"|"on": {counter:
-    (mean, relative stdev of the mean in %, or None)}}; counters as perf
-    names them ("cycles", "seconds time elapsed", ...). Raises ValueError
-    when the text does not hold both blocks."""
-    out, block = {}, None
-    for line in text.splitlines():
-        words = line.strip().rstrip(":").lower()
-        if words in KERNELS:
-            block = out.setdefault(KERNELS[words], {})
-            continue
-        m = _STAT_LINE.match(line)
-        if block is None or not m:
-            continue
-        value = float(m.group(1).replace(",", ""))
-        block[m.group(2).strip()] = (
-            value, float(m.group(3)) if m.group(3) else None)
-    need = {"cycles", "instructions", "branches", "branch-misses",
-            "seconds time elapsed"}
-    for k in KERNELS.values():
-        if not need <= set(out.get(k, {})):
-            raise ValueError("%s: no perf stat block for jump label %s "
-                             "with %s" % (DOC, k, ", ".join(sorted(need))))
-    return out
-
-
-def published_change(table, counter):
-    """The published % change of counter, JUMP_LABEL on vs off, with an
-    approximate 95% interval from the two means' relative errors (perf
-    stat's "+-", the stdev of the mean of 50 runs; one without it counts
-    as exact): (pct, lo, hi)."""
-    on, e_on = table["on"][counter]
-    off, e_off = table["off"][counter]
-    pct = 100.0 * (on / off - 1.0)
-    rel = math.hypot(e_on or 0.0, e_off or 0.0) / 100.0
-    half = 100.0 * (on / off) * 1.96 * rel
-    return pct, pct - half, pct + half
 
 
 def _cell(x, digits=6):
@@ -232,6 +157,7 @@ def render(res, st, out_path, plots_dir):
             head(st, "Per pipe round trip (counts / round trips), %% vs %s"
                  % st["baseline"]), "", counters(st)])),
         ("Modelled hardware cost", model(st, res)),
+        ("Against published hardware counters", published.section(res, st)),
         ("Kernels", facts.builds(res)),
         ("Drift, steal time and failed runs", facts.drift(st)),
         ("Warnings", facts.warnings(st)),

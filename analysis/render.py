@@ -20,7 +20,8 @@ from analysis import configs, convergence, explain, facts, metrics, reference
 from analysis import fmt as F
 from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
                            metric, unit, with_2011)
-from analysis import figures, hosts, modelcost, modes, pipe, wherefrom
+from analysis import (figures, hosts, modelcost, modes, pipe, published,
+                      wherefrom)
 from analysis.verdict import answer, nested, verdicts
 from lib.format import schema
 
@@ -348,6 +349,7 @@ def render(res, st, out_path, plots_dir):
         (configs.versions_title(),
          configs.versions_section(res, st, out_dir)),
         ("Modelled hardware cost", modelcost.section(st, res)),
+        ("Against published hardware counters", published.section(res, st)),
         ("Kernels", facts.builds(res)),
         ("Static-key selftest and microbenchmark",
          facts.selftest(res, st["baseline"])),

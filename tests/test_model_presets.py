@@ -20,7 +20,7 @@ from analysis import load  # noqa: E402
 from bench.session import cli  # noqa: E402
 from lib import model  # noqa: E402
 from lib.format import schema  # noqa: E402
-from test_analysis import AR, JL, PER_OP  # noqa: E402
+from test_analysis import AR, JL, PER_OP, PR  # noqa: E402
 
 PLUGIN = ROOT / "bench" / "plugin"
 BASE = ["--builds", "b.tsv", "--initramfs", "i.img"]
@@ -360,6 +360,48 @@ def test_the_band_sets_each_model_run_side_by_side(tmp_path):
     for name in ("jump-label, zen4", "jump-label, default",
                  "jump-label, nehalem"):
         assert name in svg, name
+
+
+def test_a_run_without_the_model_shows_the_band_of_its_kernels(tmp_path):
+    """The default run models nothing (the model costs several times its
+    wall time): its report and figure show the band of the model runs of
+    its kernels (a subset of them, with any run length), each row with
+    its own run's instruction path, and name their runs."""
+    for name, preset, seconds in (("20261201T000000Z-aaa0001", "nehalem",
+                                   10),
+                                  ("20261202T000000Z-aaa0002", "zen4", 20)):
+        cols = schema.model_columns(resolve(preset))
+        figures = {v: {c: x for c, x in f.items() if c in cols}
+                   for v, f in MODEL.items()}
+        d = synth.make_results(
+            str(tmp_path), {"jump-label": JL, "atomic-read": AR},
+            per_op=PER_OP, model=figures, model_preset=preset, name=name,
+            seconds=seconds)
+        run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
+    per_op = dict(PER_OP, **{"plain-read": PER_OP["atomic-read"]})
+    d = synth.make_results(str(tmp_path), {"jump-label": JL,
+                                           "atomic-read": AR,
+                                           "plain-read": PR},
+                           per_op=per_op, name="20261203T000000Z-aaa0003")
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
+    plots = tmp_path / "plots"
+    run([str(ROOT / "plots" / "draw"), "--out", str(plots), d])
+    out = tmp_path / "REPORT.md"
+    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
+         "--plots", str(plots)])
+    sec = out.read_text().split("## Modelled hardware cost")[1] \
+        .split("\n## ")[0]
+    assert sec.startswith("\n\nNot in this run"), sec
+    table = [ln.split(" | ")[0] for ln in sec.splitlines()
+             if ln.split(" | ")[1:2] == ["`jump-label`"]]
+    assert table == [
+        "| `zen4` (run 20261202T000000Z-aaa0002)",
+        "| `nehalem` (run 20261201T000000Z-aaa0001, 10 s runs)"], sec
+    # nehalem's window (ROB 128, width 4) and zen4's, each named
+    assert "`nehalem` 128 and 4 (32 cycles)" in sec
+    assert "`zen4` 320 and 6 (53 cycles)" in sec
+    svg = (plots / "modelband.svg").read_text()
+    assert "jump-label, zen4" in svg and "jump-label, nehalem" in svg
 
 
 def text_at(svg, text):

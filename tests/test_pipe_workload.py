@@ -1,6 +1,6 @@
 """The pipe workload (`bench/run --workload pipe`) without a boot: its
 options, kernel command line, result block, runs.csv cells, headline and
-the published table it is to be set beside (analysis/pipe.py).
+the published table it is set beside (analysis/published.py).
 
 The agent's parser of perf bench's output has its C tests
 (guest-image/agent/test_pipe.c, tests/test_agent_unit.py); a real boot is
@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from analysis import load, metrics, pipe  # noqa: E402
+from analysis import load, metrics, published  # noqa: E402
 from bench.session import cli  # noqa: E402
 from bench.tries import plan, runner  # noqa: E402
 from lib.format import console, rawtry, results, schema  # noqa: E402
@@ -156,7 +156,8 @@ def test_workload_of_meta():
 def test_published_table_of_the_kernel_documentation():
     """The perf stat table of static-keys.rst (its excerpt in
     tests/fixtures/pipe) and the % changes its text states."""
-    t = pipe.published((FIXTURES / "static-keys-table.rst").read_text())
+    t = published.published(
+        (FIXTURES / "static-keys-table.rst").read_text())
     assert t["off"]["cycles"] == (1474374262.0, 0.17)
     assert t["on"]["branch-misses"] == (4884119.0, 0.85)
     assert t["on"]["seconds time elapsed"] == (1.579384366, None)
@@ -166,11 +167,9 @@ def test_published_table_of_the_kernel_documentation():
     for counter, said in [("branches", -0.7), ("branch-misses", -12.3),
                           ("instructions", -0.2), ("cycles", -2.8),
                           ("seconds time elapsed", -1.4)]:
-        pct, lo, hi = pipe.published_change(t, counter)
+        pct, lo, hi = published.published_change(t, counter)
         assert pct == pytest.approx(said, abs=0.05)
         assert lo < pct < hi
-    assert set(pipe.COUNTERPARTS) == {
-        "cycles", "instructions", "branches", "branch-misses",
-        "seconds time elapsed"}
+    assert {r[0] for r in published.ROWS} == set(published.COUNTERS)
     with pytest.raises(ValueError, match="jump label"):
-        pipe.published("jump label disabled::\n 1 cycles\n")
+        published.published("jump label disabled::\n 1 cycles\n")
