@@ -268,8 +268,8 @@ BANDS = (
     "each other model (`--model-preset`) under the same results dir whose "
     "kernels are this run's (the same build hashes), with the same "
     "workload, baseline, mode and clients, if any, each with its own "
-    "parameters (the presets' table in docs/model.md) and its own "
-    "instruction path as the floor.")
+    "parameters (the presets' table in docs/model.md, fixed in %s and "
+    "%s) and its own instruction path as the floor." % model.PRESETS_FIXED_IN)
 
 
 def band_section(res, st):

@@ -24,7 +24,7 @@ from analysis import fmt as F
 from analysis import modelcost, summarize
 from analysis.load import FormatError, Results, split_counter
 from analysis.view import head
-from lib import hostinfo
+from lib import hostinfo, model
 
 DOC = "Documentation/staging/static-keys.rst"
 # The two perf stat blocks of DOC, by the words that open them.
@@ -238,25 +238,33 @@ def _scale(table, got, figs):
         "lrrl" + "r" * (2 * len(got)))
 
 
-def _saved(table, fig):
-    """A sentence: instructions and conditional branches jump labels save
-    per round trip, here and published."""
+def _saved(table, got, figs):
+    """Sentences: what jump labels save per round trip, here and
+    published."""
     def pub(counter):
         return (table["off"][counter][0] - table["on"][counter][0]) \
             / PUBLISHED_LOOPS
-    got = [fig.get((c, h)) for c, h, _ in ROWS
-           if c in ("instructions", "branches")]
-    if None in got:
+
+    def here(fig, counter, what):
+        f = fig.get((counter, what))
+        return None if f is None else f.off - f.on
+    insns = here(figs[0], "instructions", "instructions (counted)")
+    branches = here(figs[0], "branches", "conditional branches (counted)")
+    if insns is None or branches is None:
         return ""
+    cycles = ["`%s` %.0f" % (w, c) for (w, _, _, _, _), c in zip(got, [
+        here(f, "cycles", "modelled cycles, with overlap") for f in figs])
+        if c is not None]
     return (
         "Jump labels save %.0f instructions and %.0f conditional branches "
-        "per round trip here, %.0f instructions and %.0f branches (of "
-        "every kind) in the published table. A saved conditional branch "
-        "is a static-key check that compiled to a NOP: this path runs "
-        "several times as many per round trip as 3.3's did, so each "
-        "counter's %% change is larger here. " % (
-            got[0].off - got[0].on, got[1].off - got[1].on,
-            pub("instructions"), pub("branches")))
+        "per round trip here%s; %.0f instructions, %.0f branches (of every "
+        "kind) and %.0f cycles in the published table. A saved conditional "
+        "branch is a static-key check that compiled to a NOP: this path "
+        "runs several times as many per round trip as 3.3's did, so the "
+        "instructions' and branches' %% changes are larger here. " % (
+            insns, branches, ", and modelled cycles with overlap: "
+            + ", ".join(cycles) if cycles else "", pub("instructions"),
+            pub("branches"), pub("cycles")))
 
 
 def section(res, st):
@@ -310,18 +318,17 @@ def section(res, st):
         _scale(table, got, figs), "",
         "Published: the whole count of `perf stat` / %s round trips (it "
         "includes the start of bash and perf). " % "{:,}".format(
-            PUBLISHED_LOOPS) + _saved(table, figs[0])
+            PUBLISHED_LOOPS) + _saved(table, got, figs)
         + DIFFERENCES.format(linux=st.get("linux") or "?")])
 
 
-# The round trips of the published pipe-test, and the commits that fixed
-# the presets' parameters (lib/model.py), before any pipe run was made.
+# The round trips of the published pipe-test.
 PUBLISHED_LOOPS = 100000
 PRESETS_FIXED = (
     "The presets' parameters were fixed and committed before the first "
-    "pipe run with the model: ae3989f (caches, predictors, penalties) and "
-    "1ad4514 (reorder buffer and width); this comparison is shown as it "
-    "came out, never tuned.")
+    "pipe run with the model: %s (caches, predictors, penalties) and %s "
+    "(reorder buffer and width); this comparison is shown as it came "
+    "out, never tuned." % model.PRESETS_FIXED_IN)
 
 
 DIFFERENCES = (
