@@ -1,7 +1,8 @@
 """bench/run --workload pipe with the smoke kernels in icount mode, briefly
-(2,000 round trips, two kernels at once), then analysis/analyze and
-analysis/report on the results dir: the pipe block, its runs.csv cells,
-the plugin's window and the report's pipe wording.
+(2,000 round trips, two kernels at once, the nehalem preset's model), then
+analysis/analyze and analysis/report on the results dir: the pipe block,
+its runs.csv cells, the plugin's window, the report's pipe wording and its
+comparison with the published perf stat table.
 
 Kernels and image come from conftest's smoke fixtures; the test holds
 /tmp/jlbench-cpu.lock while it boots.
@@ -29,7 +30,7 @@ def test_pipe_runs_under_the_window_and_reports_its_own_headline(
              str(LOOPS), "--boots", "1", "--seed", "3", "--no-aa",
              "--variants", "jump-label,atomic-read", "--jobs", "2",
              "--perf", "task-clock,context-switches", "--quiet",
-             "--timeout", "300"])
+             "--timeout", "300", "--model-preset", "nehalem"])
     d = (tmp_path / "out").read_text().strip()
     meta = json.load(open(os.path.join(d, "meta.json")))
     assert meta["protocol"]["workload"] == "pipe"
@@ -68,5 +69,13 @@ def test_pipe_runs_under_the_window_and_reports_its_own_headline(
         ", perf bench sched pipe\n" in text.splitlines()[0] + "\n"
     assert "pipe round trips per second" in text
     assert "perf bench sched pipe -l %d" % LOOPS in text
+    # the published table, from the kernel tree the smoke builds extracted
+    assert st["published"]["source"].endswith(
+        "Documentation/staging/static-keys.rst")
+    sec = text.split("## Against published hardware counters")[1]
+    rows = [ln for ln in sec.splitlines()
+            if ln.startswith("| branch-misses: -12.30%")]
+    assert len(rows) == 1 and "| mispredictions (modelled) |" in rows[0]
+    assert "`nehalem` (run %s)" % os.path.basename(d) in sec
     assert "MB/s" not in text and "tbench" not in text.split(
         "## Host, versions and protocol")[0]
