@@ -42,7 +42,7 @@ _STAT_LINE = re.compile(
 ROWS = [
     ("cycles", "modelled cycles, with overlap",
      ("model_cycles_ooo",)),
-    ("cycles", "modelled cycles, in order (upper bound)",
+    ("cycles", "modelled cycles, in order",
      ("model_cycles",)),
     ("instructions", "instructions (counted)",
      ("kernel_insns", "user_insns")),

@@ -1,7 +1,8 @@
 # modelband.gp: the modelled band of each kernel against the baseline: its
 # gain (% fewer modelled cycles per operation; for the instruction path,
 # % more operations per guest second) with the overlap rule of an
-# out-of-order core, in order (every penalty in full, the upper bound),
+# out-of-order core, in order (every penalty in full: the upper bound of
+# the cycles, not of the gain),
 # and the instruction path as the floor, each with its 95% CI
 # (analysis/modelcost.py band()). A model's figures, not a measurement of
 # any CPU. The key sits below the points, one entry a column.
