@@ -193,24 +193,25 @@ def _overlaps(c, pub):
 
 
 def _changes(table, got, figs):
-    """The % changes: published, then each model's; and the rows whose
-    interval overlaps the published one, and those whose does not."""
-    rows, agree, disagree = [], [], []
+    """The % changes, published and each model's (a cell whose interval
+    overlaps the published one marked "overlaps"), and how many cells
+    have an interval and how many of them overlap."""
+    rows, have, overlap = [], 0, 0
     for counter, here, _ in ROWS:
         p = published_change(table, counter)
         cells = []
-        for (which, _, _, _, _), fig in zip(got, figs):
+        for fig in figs:
             f = fig.get((counter, here))
-            cells.append("n/a" if f is None else F.pct_ci(f.change))
             o = None if f is None else _overlaps(f.change, p)
-            if o is not None:
-                (agree if o else disagree).append(
-                    "%s of `%s`" % (here, which))
+            have += o is not None
+            overlap += bool(o)
+            cells.append("n/a" if f is None else F.pct_ci(f.change)
+                         + (" overlaps" if o else ""))
         rows.append(["%s: %+.2f%% [%+.2f, %+.2f]" % ((counter,) + p), here]
                     + cells)
     return F.table(["published: JUMP_LABEL on vs off [95% CI]", "here"]
                    + ["`%s` (run %s)" % (w, r) for w, r, _, _, _ in got],
-                   rows, "ll" + "r" * len(got)), agree, disagree
+                   rows, "ll" + "r" * len(got)), have, overlap
 
 
 def _scale(table, got, figs):
@@ -287,7 +288,7 @@ def section(res, st):
     table = {k: {c: tuple(v) for c, v in b.items()}
              for k, b in pub["table"].items()}
     figs = [figures(r) for _, _, _, _, r in got]
-    changes, agree, disagree = _changes(table, got, figs)
+    changes, have, overlap = _changes(table, got, figs)
     loops = {m.get("protocol", {}).get("loops") for _, _, m, _, _ in got}
     return "\n".join([
         "**A model against hardware**: the kernel's own %s has a `perf "
@@ -309,10 +310,9 @@ def section(res, st):
         "Published intervals: 1.96 x the two means' errors (perf stat's "
         "\"+-\", the stdev of the mean; the enabled kernel's elapsed time "
         "has none). " + (
-            "The intervals here overlap the published one for %s; they do "
-            "not for %s." % (", ".join(agree) or "none",
-                             ", ".join(disagree) or "none")
-            if agree or disagree else "No run here has the 6 seeds an "
+            "%d of the %d changes here with an interval overlap the "
+            "published interval (marked)." % (overlap, have)
+            if have else "No run here has the 6 seeds an "
             "interval needs."), "",
         head(st, "Per round trip: published and here"), "",
         _scale(table, got, figs), "",

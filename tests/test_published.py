@@ -94,10 +94,12 @@ def test_section_sets_each_model_beside_the_published_change(monkeypatch):
     assert "-12.00%" in rows["mispredictions (modelled)"]
     assert "-4.00%" in rows["modelled cycles, in order"]
     assert "`zen4` (run 20261205T000000Z-aaa0001)" in text
-    assert "overlap the published one for modelled cycles, with overlap " \
-        "of `zen4`, mispredictions (modelled) of `zen4`;" in text
-    assert "they do not for modelled cycles, in order of " \
-        "`zen4`, instructions (counted) of `zen4`," in text
+    assert "-12.00% [-12.00, -12.00] overlaps" in rows[
+        "mispredictions (modelled)"]
+    assert "-3.00% [-3.00, -3.00] overlaps" in rows[
+        "modelled cycles, with overlap"]
+    assert "-4.00% [-4.00, -4.00] |" in rows["modelled cycles, in order"]
+    assert "2 of the 6 changes here with an interval overlap" in text
     # published per round trip: 1,474,374,262 cycles / 100,000
     assert "| cycles | 14744 | 14326 |" in text
     assert "ae3989f" in text and "1ad4514" in text
