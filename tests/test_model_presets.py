@@ -258,6 +258,19 @@ MODEL["atomic-read"].update(kernel_mispredicts=410, kernel_l1d_misses=930,
                             kernel_l1d_groups=310, kernel_l2d_groups=55)
 
 
+def modelled_section(tmp_path, d):
+    """plots/draw and analysis/report of the analysed dir d: (its report's
+    "Modelled hardware cost" section, the plots dir, REPORT.md's path)."""
+    plots = tmp_path / "plots"
+    run([str(ROOT / "plots" / "draw"), "--out", str(plots), d])
+    out = tmp_path / "REPORT.md"
+    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
+         "--plots", str(plots)])
+    sec = out.read_text().split("## Modelled hardware cost")[1] \
+        .split("\n## ")[0]
+    return sec, plots, out
+
+
 def test_report_and_plot_of_a_run_with_a_preset(tmp_path):
     d = synth.make_results(str(tmp_path), {"jump-label": JL,
                                            "atomic-read": AR},
@@ -267,13 +280,7 @@ def test_report_and_plot_of_a_run_with_a_preset(tmp_path):
     assert header[-12:] == schema.L2_COLUMNS + schema.OVERLAP_COLUMNS + \
         schema.OVERLAP_L2_COLUMNS
     run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
-    plots = tmp_path / "plots"
-    run([str(ROOT / "plots" / "draw"), "--out", str(plots), d])
-    out = tmp_path / "REPORT.md"
-    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
-         "--plots", str(plots)])
-    sec = out.read_text().split("## Modelled hardware cost")[1] \
-        .split("\n## ")[0]
+    sec, plots, out = modelled_section(tmp_path, d)
     assert "preset `zen4`" in sec and "L2 1048576:8" in sec
     assert "TAGE-like 8192:8:2048:12:4:640" in sec and "gshare" not in sec
     assert "next-line L1I prefetch" in sec and "l2_miss 36" in sec
@@ -343,13 +350,7 @@ def test_the_band_sets_each_model_run_side_by_side(tmp_path):
         json.dumps(meta))
     run([PYTHON, str(ROOT / "analysis" / "analyze"), other, "--no-history"])
     d = runs["20261203T000000Z-aaa0003"]
-    plots = tmp_path / "plots"
-    run([str(ROOT / "plots" / "draw"), "--out", str(plots), d])
-    out = tmp_path / "REPORT.md"
-    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
-         "--plots", str(plots)])
-    sec = out.read_text().split("## Modelled hardware cost")[1] \
-        .split("\n## ")[0]
+    sec, plots, out = modelled_section(tmp_path, d)
     table = [ln for ln in sec.splitlines()
              if ln.split(" | ")[1:2] == ["`jump-label`"]
              and ln.startswith("| `")]
@@ -385,13 +386,7 @@ def test_a_run_without_the_model_shows_the_band_of_its_kernels(tmp_path):
                                            "plain-read": PR},
                            per_op=per_op, name="20261203T000000Z-aaa0003")
     run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
-    plots = tmp_path / "plots"
-    run([str(ROOT / "plots" / "draw"), "--out", str(plots), d])
-    out = tmp_path / "REPORT.md"
-    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
-         "--plots", str(plots)])
-    sec = out.read_text().split("## Modelled hardware cost")[1] \
-        .split("\n## ")[0]
+    sec, plots, out = modelled_section(tmp_path, d)
     assert sec.startswith("\n\nNot in this run"), sec
     table = [ln.split(" | ")[0] for ln in sec.splitlines()
              if ln.split(" | ")[1:2] == ["`jump-label`"]]
