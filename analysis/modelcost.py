@@ -152,6 +152,13 @@ def model_name(meta):
     return m.get("preset") or "default"
 
 
+def model_order(name):
+    """Sort key of a model's name: the default model, then the presets in
+    lib/model.py's order (oldest core first), then any other."""
+    order = ["default"] + list(model.PRESETS)
+    return (order.index(name) if name in order else len(order), name)
+
+
 def _protocol(meta, st):
     """What runs must share for their bands to sit in one table: the
     workload, mode, clients and baseline."""
@@ -199,21 +206,22 @@ Band = namedtuple("Band", "model run_id seconds meta gains")
 
 def bands(res, st):
     """[Band]: this run's (band(), if it ran the model), then the newest
-    analysed run's of each other model (preset) under the same results/
+    analysed run's of each other model (preset; model_order()) under the
+    same results/
     dir whose kernels are kernels of this run, with the same baseline,
     workload, mode and clients (a run models one core: docs/model.md,
     "Costs"); meta: the run's meta.json "model"."""
     mine = model_name(res.meta)
     out = [Band(mine, res.run_id, proto(res.meta, "seconds"),
                 res.meta["model"], band(st))] if mine and present(st) else []
-    seen = {mine}
+    seen, more = {mine}, []
     for name, meta, other in peers(res, st):
         which = model_name(meta)
         if which not in seen:
             seen.add(which)
-            out.append(Band(which, name, proto(meta, "seconds"),
-                            meta["model"], band(other)))
-    return out
+            more.append(Band(which, name, proto(meta, "seconds"),
+                             meta["model"], band(other)))
+    return out + sorted(more, key=lambda b: model_order(b.model))
 
 
 def _gain_cell(g):

@@ -167,20 +167,22 @@ def runs(res, st):
     """[(model, run id, meta, stats, Results)]: this run, if it is a pipe
     run of jump-label and atomic-read with the model, then the newest
     analysed such run of each other model under the same results/ dir
-    whose kernels are this run's (modelcost.peers())."""
+    whose kernels are this run's (modelcost.peers()), in
+    modelcost.model_order()."""
     out, seen = [], set()
     if _pipe_run(res.meta, st) and modelcost.present(st):
         which = modelcost.model_name(res.meta)
         out.append((which, res.run_id, res.meta, st, res))
         seen.add(which)
+    more = []
     for name, meta, other in modelcost.peers(res, st, _pipe_run):
         which = modelcost.model_name(meta)
         if which not in seen:
             seen.add(which)
-            out.append((which, name, meta, other,
-                        Results(os.path.join(os.path.dirname(res.path),
-                                             name))))
-    return out
+            more.append((which, name, meta, other,
+                         Results(os.path.join(os.path.dirname(res.path),
+                                              name))))
+    return out + sorted(more, key=lambda r: modelcost.model_order(r[0]))
 
 
 def _overlaps(c, pub):

@@ -390,9 +390,10 @@ def test_a_run_without_the_model_shows_the_band_of_its_kernels(tmp_path):
     assert sec.startswith("\n\nNot in this run"), sec
     table = [ln.split(" | ")[0] for ln in sec.splitlines()
              if ln.split(" | ")[1:2] == ["`jump-label`"]]
+    # the presets in lib/model.py's order, the oldest core first
     assert table == [
-        "| `zen4` (run 20261202T000000Z-aaa0002)",
-        "| `nehalem` (run 20261201T000000Z-aaa0001, 10 s runs)"], sec
+        "| `nehalem` (run 20261201T000000Z-aaa0001, 10 s runs)",
+        "| `zen4` (run 20261202T000000Z-aaa0002)"], sec
     # nehalem's window (ROB 128, width 4) and zen4's, each named
     assert "`nehalem` 128 and 4 (32 cycles)" in sec
     assert "`zen4` 320 and 6 (53 cycles)" in sec
