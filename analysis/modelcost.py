@@ -192,7 +192,8 @@ def peers(res, st, want=None):
             meta = read_json(os.path.join(path, "meta.json"))
         except FormatError:
             continue
-        if not other or not meta or not present(other) or \
+        if not isinstance(other, dict) or "metrics" not in other or \
+                not meta or not present(other) or \
                 model_name(meta) is None or not want(meta, other):
             continue
         theirs = kernels(meta, other)
