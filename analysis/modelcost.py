@@ -207,11 +207,9 @@ Band = namedtuple("Band", "model run_id seconds meta gains")
 
 def bands(res, st):
     """[Band]: this run's (band(), if it ran the model), then the newest
-    analysed run's of each other model (preset; model_order()) under the
-    same results/
-    dir whose kernels are kernels of this run, with the same baseline,
-    workload, mode and clients (a run models one core: docs/model.md,
-    "Costs"); meta: the run's meta.json "model"."""
+    analysed run's of each other model (preset), in model_order(), among
+    peers(): a run models one core (docs/model.md, "Costs"). meta: the
+    run's meta.json "model"."""
     mine = model_name(res.meta)
     out = [Band(mine, res.run_id, proto(res.meta, "seconds"),
                 res.meta["model"], band(st))] if mine and present(st) else []
