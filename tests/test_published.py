@@ -1,16 +1,21 @@
 """The model against the published perf stat table (analysis/published.py):
 the deltas of a pipe run, their intervals, the table and the runs it
 finds. The table is parsed in tests/test_pipe_workload.py."""
+import json
 import sys
 from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
-from conftest import ROOT
+from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
+import synth  # noqa: E402
 from analysis import published  # noqa: E402
+from test_analysis import AR, JL, PER_OP, PR  # noqa: E402
+from test_model_presets import MODEL  # noqa: E402
 
 TABLE = published.published(
     (ROOT / "tests" / "fixtures" / "pipe" / "static-keys-table.rst")
@@ -127,3 +132,54 @@ def test_record_reads_the_table_from_a_kernel_tree_in_the_cache(
     got = published.record()
     assert got["source"] == "src/linux-6.1.192-3/" + published.DOC
     assert got["table"]["on"]["branch-misses"] == [4884119.0, 0.85]
+
+
+def test_a_tbench_report_finds_the_pipe_runs_of_its_kernels(tmp_path):
+    """The default run's report: the newest pipe run of each model whose
+    kernels are the run's (here a synthetic model run of jump-label and
+    atomic-read, made a pipe run), in lib/model.py's order, and not one
+    of other kernels."""
+    def pipe_run(name, preset, hash_of=None):
+        d = synth.make_results(
+            str(tmp_path), {"jump-label": JL, "atomic-read": AR},
+            per_op=PER_OP, model=MODEL, model_preset=preset, name=name)
+        run([PYTHON, str(ROOT / "analysis" / "analyze"), d,
+             "--no-history"])
+        runs = pd.read_csv(d + "/runs.csv", dtype=str)
+        runs["pipe_usecs_per_op"] = "40.0"
+        runs.to_csv(d + "/runs.csv", index=False)
+        for f, change in (("meta.json", {"protocol": {
+                "workload": "pipe", "loops": 100000}}),
+                ("stats.json", {"workload": "pipe", "published": {
+                    "source": "src/x/" + published.DOC, "table": TABLE}})):
+            data = json.loads(open(d + "/" + f).read())
+            data.update(change)
+            for v, b in data.get("builds", {}).items():
+                b["build"]["hash"] = (hash_of or {}).get(
+                    v, b["build"]["hash"])
+            open(d + "/" + f, "w").write(json.dumps(data))
+        return d
+    pipe_run("20261201T000000Z-aaa0001", "zen4")
+    pipe_run("20261202T000000Z-aaa0002", "nehalem")
+    pipe_run("20261203T000000Z-aaa0003", "goldencove",
+             {"jump-label": "0" * 16})
+    per_op = dict(PER_OP, **{"plain-read": PER_OP["atomic-read"]})
+    d = synth.make_results(str(tmp_path), {"jump-label": JL,
+                                           "atomic-read": AR,
+                                           "plain-read": PR},
+                           per_op=per_op, name="20261204T000000Z-aaa0004")
+    run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
+    out = tmp_path / "REPORT.md"
+    run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out)])
+    sec = out.read_text().split("## Against published hardware counters")[
+        1].split("\n## ")[0]
+    head = next(ln for ln in sec.splitlines()
+                if ln.startswith("| published:"))
+    assert head.endswith(
+        "| `nehalem` (run 20261202T000000Z-aaa0002) "
+        "| `zen4` (run 20261201T000000Z-aaa0001) |"), head
+    assert "goldencove" not in sec
+    # instructions per op: (50000 + 3000) vs (50100 + 3000) = -0.19%
+    row = next(ln for ln in sec.splitlines()
+               if "| instructions (counted) |" in ln)
+    assert row.count("-0.19%") == 2, row
