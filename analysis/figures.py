@@ -37,7 +37,7 @@ TEMPLATES = [
     ("modelled", "Modelled cycles per tbench operation, by source "
                  "(a model, not hardware)"),
     # the same run: the band of analysis/modelcost.py band()
-    ("modelband", "Modelled gain vs {base}: the instruction path (floor), "
+    ("modelband", "Modelled gain vs {base}: the instruction path, "
                   "with overlap, in order (a model, not hardware)"),
 ]
 

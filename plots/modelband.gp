@@ -3,12 +3,12 @@
 # % more operations per guest second) with the overlap rule of an
 # out-of-order core, in order (every penalty in full: the upper bound of
 # the cycles, not of the gain),
-# and the instruction path as the floor, each with its 95% CI
+# and the instruction path (the headline), each with its 95% CI
 # (analysis/modelcost.py band()). A model's figures, not a measurement of
 # any CPU. The key sits below the points, one entry a column.
 load "common.gp"
 load datadir."/modelband.vars"
-set title "Modelled gain vs ".bbase.", ".bpreset.": floor, with overlap, in order (a model, not hardware)\n".mode_title
+set title "Modelled gain vs ".bbase.", ".bpreset.": instruction path, with overlap, in order (a model, not hardware)\n".mode_title
 set ylabel "gain vs ".bbase." (%), 95% CI"
 set xlabel "kernel"
 set xrange [0.5:nband + 0.5]

@@ -314,7 +314,7 @@ def test_report_and_plot_of_a_run_with_a_preset(tmp_path):
         assert name in svg, name
     # the band's figure: its three columns in the key, below the points
     svg = (plots / "modelband.svg").read_text()
-    key = [text_at(svg, t) for t in ("instruction path (floor)",
+    key = [text_at(svg, t) for t in ("instruction path (the headline)",
                                      "with overlap",
                                      "in order (every penalty in full)")]
     assert all(y > text_at(svg, "jump-label")[1] for _, y in key)
