@@ -75,20 +75,23 @@ def nested(env=None, cpuinfo="/proc/cpuinfo"):
 
 
 def git_state(root):
-    """commit, short sha, dirty flag and the changed paths of the checkout."""
+    """commit, short sha, dirty flag and the changed paths of the checkout.
+    Untracked results dirs (results/NAME/, earlier runs' outputs) are
+    changed paths, but leave the tree the commit's: not dirty."""
     commit = _out(["git", "rev-parse", "HEAD"], cwd=root)
     short = _out(["git", "rev-parse", "--short=7", "HEAD"], cwd=root)
     try:
         p = subprocess.run(["git", "status", "--porcelain"], cwd=root,
                            capture_output=True, text=True, timeout=30,
                            check=False)
-        changed = [ln[3:] for ln in p.stdout.splitlines()] \
-            if p.returncode == 0 else None
+        lines = p.stdout.splitlines() if p.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired):
-        changed = None
+        lines = None
+    changed = None if lines is None else [ln[3:] for ln in lines]
+    dirty = None if lines is None else any(
+        not ln.startswith("?? results/") for ln in lines)
     return {"commit": commit, "short": short if short != "unknown" else "",
-            "dirty": bool(changed) if changed is not None else None,
-            "changed": changed}
+            "dirty": dirty, "changed": changed}
 
 
 def host(qemu):

@@ -394,3 +394,23 @@ def test_scrub_makes_meta_and_sites_portable(tmp_path, monkeypatch):
     assert (d / "sites" / "jump-label.txt").read_text() == \
         "# jump table sites of $JLBENCH_CACHE/kernels/k: 1\nffffffff81000c31\n"
     assert provenance.scrub(str(d)) is False
+
+
+def test_untracked_results_dirs_leave_the_tree_clean(tmp_path):
+    """Earlier runs' results dirs (untracked, under results/) do not make
+    the next run's tree dirty; any other change does."""
+    def git(*args):
+        run(["git", "-C", str(tmp_path), "-c", "user.name=t",
+             "-c", "user.email=t@t"] + list(args))
+    git("init", "-q")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "one")
+    (tmp_path / "results" / "20261205T000000Z-abc1234").mkdir(parents=True)
+    (tmp_path / "results" / "20261205T000000Z-abc1234" / "runs.csv") \
+        .write_text("index\n")
+    state = hostinfo.git_state(str(tmp_path))
+    assert state["dirty"] is False
+    assert state["changed"] == ["results/"]
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert hostinfo.git_state(str(tmp_path))["dirty"] is True
