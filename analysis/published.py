@@ -221,24 +221,19 @@ def _scale(table, got, figs):
     trips), then each model's atomic-read and jump-label."""
     rows = []
     for counter, here, _ in ROWS:
-        if counter == "seconds time elapsed":
-            pub = [F.val(table[k][counter][0] / PUBLISHED_LOOPS * 1e6, 4)
-                   + " us" for k in ("off", "on")]
-        else:
-            pub = [F.val(table[k][counter][0] / PUBLISHED_LOOPS, 5)
-                   for k in ("off", "on")]
-        unit = " us" if counter == "seconds time elapsed" else ""
-        cells = []
+        scale, unit = (1e6, " us") if counter == "seconds time elapsed" \
+            else (1.0, "")
+        cells = [F.val(table[k][counter][0] / PUBLISHED_LOOPS * scale, 5)
+                 + unit for k in ("off", "on")] + [here]
         for fig in figs:
             f = fig.get((counter, here))
             cells += ["n/a", "n/a"] if f is None else [
                 F.val(f.off, 5) + unit, F.val(f.on, 5) + unit]
-        rows.append([counter] + pub + [here] + cells)
+        rows.append([counter] + cells)
     return F.table(
         ["per round trip", "published off", "published on", "here"]
-        + ["`%s`: `%s` / `%s`" % (w, k, ON) if k == OFF else "" for w, _,
-           _, _, _ in got for k in (OFF, ON)], rows,
-        "lrrl" + "r" * (2 * len(got)))
+        + ["`%s` `%s`" % (w, k) for w, _, _, _, _ in got for k in (OFF, ON)],
+        rows, "lrrl" + "r" * (2 * len(got)))
 
 
 def _saved(table, got, figs):
