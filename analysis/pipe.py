@@ -157,7 +157,8 @@ def render(res, st, out_path, plots_dir):
             head(st, "Per pipe round trip (counts / round trips), %% vs %s"
                  % st["baseline"]), "", counters(st)])),
         ("Modelled hardware cost", model(st, res)),
-        ("Against published hardware counters", published.section(res, st)),
+    ] + ([("Against published hardware counters",
+           published.section(res, st))] if published.applies(st) else []) + [
         ("Kernels", facts.builds(res)),
         ("Drift, steal time and failed runs", facts.drift(st)),
         ("Warnings", facts.warnings(st)),

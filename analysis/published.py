@@ -157,10 +157,17 @@ def figures(res):
     return out
 
 
+def applies(st):
+    """The run compares the published table's two kernels: jump-label
+    against the baseline atomic-read (a report of other kernels, a user's
+    A/B, leaves the section out)."""
+    return st.get("baseline") == OFF and \
+        {ON, OFF} <= set(st["groups"]["main"])
+
+
 def _pipe_run(meta, st):
     return st.get("workload") == "pipe" and st.get("mode") == "icount" \
-        and st.get("baseline") == OFF and \
-        {ON, OFF} <= set(st["groups"]["main"])
+        and applies(st)
 
 
 def runs(res, st):

@@ -349,7 +349,8 @@ def render(res, st, out_path, plots_dir):
         (configs.versions_title(),
          configs.versions_section(res, st, out_dir)),
         ("Modelled hardware cost", modelcost.section(st, res)),
-        ("Against published hardware counters", published.section(res, st)),
+    ] + ([("Against published hardware counters",
+           published.section(res, st))] if published.applies(st) else []) + [
         ("Kernels", facts.builds(res)),
         ("Static-key selftest and microbenchmark",
          facts.selftest(res, st["baseline"])),
