@@ -97,6 +97,11 @@ def test_runs_csv_headers_are_the_schemas(tmp_path):
         if any(c in cols for c in schema.MODEL_COLUMNS):
             want += schema.MODEL_COLUMNS    # bench/run --model
             want += [c for c in schema.L2_COLUMNS if c in cols]  # its l2=
+            # the overlap rule's, in model runs since it
+            want += [c for c in schema.OVERLAP_COLUMNS
+                     + schema.OVERLAP_L2_COLUMNS if c in cols]
+        # a workload's own (--workload pipe)
+        want += [c.name for c in schema.WORKLOAD_COLUMNS if c.name in cols]
         assert cols == want, path
         assert {c.column for c in schema.PLUGIN_COUNTERS if c.required} \
             <= set(cols), path
