@@ -22,7 +22,7 @@ from collections import namedtuple
 
 from analysis import fmt as F
 from analysis import modelcost, summarize
-from analysis.load import FormatError, Results, split_counter
+from analysis.load import FormatError, Results, per_run, split_counter
 from analysis.view import head
 from lib import hostinfo, model
 
@@ -121,12 +121,7 @@ def per_round_trip(ok, what):
     per-run column what as it is (NaN where any is not a number)."""
     if isinstance(what, str):
         return split_counter(ok[what])[0]
-    total = 0.0
-    for col in what:
-        if col not in ok.columns:
-            raise FormatError("runs.csv has no column %r" % col)
-        total = total + split_counter(ok[col])[0]
-    return total / ok["ops"].astype(float)
+    return sum(per_run(ok, col + "_per_op")[0] for col in what)
 
 
 Figure = namedtuple("Figure", "off on change")
