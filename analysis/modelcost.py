@@ -212,14 +212,22 @@ def bands(res, st):
     mine = model_name(res.meta)
     out = [Band(mine, res.run_id, proto(res.meta, "seconds"),
                 res.meta["model"], band(st))] if mine and present(st) else []
-    seen, more = {mine}, []
-    for name, meta, other in peers(res, st):
+    return out + [Band(which, name, proto(meta, "seconds"), meta["model"],
+                       band(other))
+                  for which, name, meta, other in per_model(
+                      peers(res, st), mine)]
+
+
+def per_model(found, mine=None):
+    """[(model, run id, meta, stats)] of the first (newest) of found
+    (peers()) for each model other than mine, in model_order()."""
+    seen, out = {mine}, []
+    for name, meta, other in found:
         which = model_name(meta)
         if which not in seen:
             seen.add(which)
-            more.append(Band(which, name, proto(meta, "seconds"),
-                             meta["model"], band(other)))
-    return out + sorted(more, key=lambda b: model_order(b.model))
+            out.append((which, name, meta, other))
+    return sorted(out, key=lambda r: model_order(r[0]))
 
 
 def _gain_cell(g):

@@ -171,20 +171,13 @@ def runs(res, st):
     analysed such run of each other model under the same results/ dir
     whose kernels are this run's (modelcost.peers()), in
     modelcost.model_order()."""
-    out, seen = [], set()
-    if _pipe_run(res.meta, st) and modelcost.present(st):
-        which = modelcost.model_name(res.meta)
-        out.append((which, res.run_id, res.meta, st, res))
-        seen.add(which)
-    more = []
-    for name, meta, other in modelcost.peers(res, st, _pipe_run):
-        which = modelcost.model_name(meta)
-        if which not in seen:
-            seen.add(which)
-            more.append((which, name, meta, other,
-                         Results(os.path.join(os.path.dirname(res.path),
-                                              name))))
-    return out + sorted(more, key=lambda r: modelcost.model_order(r[0]))
+    mine = modelcost.model_name(res.meta) \
+        if _pipe_run(res.meta, st) and modelcost.present(st) else None
+    root = os.path.dirname(res.path)
+    return ([(mine, res.run_id, res.meta, st, res)] if mine else []) + [
+        (which, name, meta, other, Results(os.path.join(root, name)))
+        for which, name, meta, other in modelcost.per_model(
+            modelcost.peers(res, st, _pipe_run), mine)]
 
 
 def _overlaps(c, pub):
