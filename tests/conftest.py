@@ -1,7 +1,9 @@
 """Shared pytest fixtures and settings for the jlbench test suite."""
+import json
 import os
 import pathlib
 import subprocess
+import types
 
 import pytest
 
@@ -13,9 +15,48 @@ os.environ.setdefault("JLBENCH_CALIBRATION", str(
     ROOT / "tests" / "fixtures" / "analysis" / "calibration.json"))
 
 
+# The modules tests/run starts first (docs/testing.md, "Order"): those
+# that build kernels or boot two guests at once, longest first (while one
+# worker holds both CPUs the other waits, and no CPU is idle); then those
+# that boot one guest at a time, two workers side by side. Other
+# integration modules follow, and the unit tests come last, filling in.
+FIRST = ()
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "integration: builds kernels and boots them in QEMU")
+    config.addinivalue_line(
+        "markers", "xdist_group(name): tests that one pytest worker runs")
+
+
+def _own_wide_fixture(item):
+    """Whether item uses a module- or session-scoped fixture of its own
+    module (which a worker that ran some of its tests would redo)."""
+    module = item.nodeid.split("::")[0]
+    return any(fd.scope != "function" and fd.baseid == module
+               for defs in item._fixtureinfo.name2fixturedefs.values()
+               for fd in defs)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Order the items as FIRST says, and keep each integration module (and
+    each unit module with a fixture of its own beyond a test) on one
+    worker: tests/run's --dist loadgroup hands out one group at a time."""
+    def rank(item):
+        name = item.module.__name__
+        if name in FIRST:
+            return FIRST.index(name)
+        return len(FIRST) + (0 if item.get_closest_marker("integration")
+                             else 1)
+
+    items.sort(key=rank)
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and (
+                item.get_closest_marker("integration")
+                or _own_wide_fixture(item)):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 def run(cmd, check=True, **kw):
@@ -31,8 +72,7 @@ def run(cmd, check=True, **kw):
     return p
 
 
-@pytest.fixture(scope="session")
-def cache_dir():
+def cache_path():
     """The build cache shared with run_all.sh (JLBENCH_CACHE or default)."""
     d = os.environ.get("JLBENCH_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
@@ -40,21 +80,65 @@ def cache_dir():
     return pathlib.Path(d)
 
 
+@pytest.fixture(scope="session")
+def cache_dir():
+    """cache_path(), for tests."""
+    return cache_path()
+
+
 SMOKE_VARIANTS = ("jump-label", "atomic-read", "plain-read")
 CPU_LOCK = "/tmp/jlbench-cpu.lock"
 
 
 class cpu_lock:
-    """Hold the CPU lock (flock(1)-compatible) around a build or a boot."""
+    """Hold the CPUs a build or a boot needs. cores=2 (the default: a
+    kernel build, a plan of --jobs 2) holds CPU_LOCK alone, as
+    `flock CPU_LOCK` does; cores=1 (one TCG guest) shares it with one other
+    one-core holder (tests/run runs two pytest workers). A turnstile
+    (CPU_LOCK.turn) keeps a two-core waiter from being starved by one-core
+    holders that come and go."""
+
+    def __init__(self, cores=2):
+        assert cores in (1, 2), cores
+        self.cores = cores
 
     def __enter__(self):
         import fcntl
-        self.f = open(CPU_LOCK, "a")
-        fcntl.flock(self.f, fcntl.LOCK_EX)
+        with open(CPU_LOCK + ".turn", "a") as turn:
+            fcntl.flock(turn, fcntl.LOCK_EX)
+            self.f = open(CPU_LOCK, "a")
+            fcntl.flock(self.f, fcntl.LOCK_EX if self.cores == 2
+                        else fcntl.LOCK_SH)
         return self
 
     def __exit__(self, *exc):
         self.f.close()
+
+
+def once(tmp_path_factory, name, make):
+    """A dir that make(dir) fills once per test session, whichever pytest
+    worker asks first: work that tests of several modules share (a boot, a
+    plan's results dir, a git repository) is paid for once. Other callers
+    wait for it; when make failed, each of them fails saying so."""
+    import fcntl
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent      # the session's dir, shared by the workers
+    d = root / ("once-" + name)
+    failed = root / ("once-" + name + ".failed")
+    with open(str(d) + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if failed.exists():
+            pytest.fail("%s failed once this session: %s"
+                        % (name, failed.read_text()))
+        if not d.exists():
+            d.mkdir()
+            try:
+                make(d)
+            except BaseException as e:
+                failed.write_text("%s: %s" % (type(e).__name__, e))
+                raise
+    return d
 
 
 def read_builds(path):
@@ -75,13 +159,15 @@ def smoke_builds_tsv(tmp_path_factory):
     built)."""
     path = os.environ.get("JLBENCH_SMOKE_BUILDS")
     if not path:
-        path = str(tmp_path_factory.mktemp("builds") / "builds.tsv")
-        cmd = [str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
-               "--out", path]
-        for v in SMOKE_VARIANTS:
-            cmd += ["--variant", v]
-        with cpu_lock():
-            run(cmd)
+        def build(d):
+            cmd = [str(ROOT / "kernel-variants" / "build"), "--config",
+                   "smoke", "--out", str(d / "builds.tsv")]
+            for v in SMOKE_VARIANTS:
+                cmd += ["--variant", v]
+            with cpu_lock():
+                run(cmd)
+        path = str(once(tmp_path_factory, "smoke-builds", build)
+                   / "builds.tsv")
     assert set(SMOKE_VARIANTS) <= set(read_builds(path)), path
     return path
 
@@ -93,14 +179,16 @@ def smoke_builds(smoke_builds_tsv):
 
 
 @pytest.fixture(scope="session")
-def plugin_so():
+def plugin_so(tmp_path_factory):
     """Path of the branch-count plugin, built (cached, so cheap once built;
     the first build fetches QEMU's header) as run_all.sh's stage after the
     image does: icount boots of bench/run and bench/selftest, stand-in
     QEMUs included, only locate it."""
-    p = run([str(ROOT / "bench" / "plugin" / "build")])
-    path = p.stdout.strip().splitlines()[-1]
-    assert os.path.isfile(path), p.stdout
+    def build(d):
+        p = run([str(ROOT / "bench" / "plugin" / "build")])
+        (d / "path").write_text(p.stdout.strip().splitlines()[-1])
+    path = (once(tmp_path_factory, "plugin", build) / "path").read_text()
+    assert os.path.isfile(path), path
     return path
 
 
@@ -108,18 +196,155 @@ def plugin_so():
 def smoke_image(smoke_builds_tsv, plugin_so, tmp_path_factory):
     """Path of the one initramfs for all smoke variants (and the plugin
     built)."""
-    out = tmp_path_factory.mktemp("image") / "image.path"
-    run([str(ROOT / "guest-image" / "build"), "--builds", smoke_builds_tsv,
-         "--out", str(out)])
-    return out.read_text().strip()
+    def build(d):
+        run([str(ROOT / "guest-image" / "build"), "--builds",
+             smoke_builds_tsv, "--out", str(d / "image.path")])
+    d = once(tmp_path_factory, "smoke-image", build)
+    return (d / "image.path").read_text().strip()
 
 
 @pytest.fixture(scope="session")
-def checkpatch(tmp_path_factory):
-    """Path of scripts/checkpatch.pl taken from the linux-source tarball."""
-    d = tmp_path_factory.mktemp("checkpatch")
-    run(["tar", "-xf", "/usr/src/linux-source-6.1.tar.xz", "-C", str(d),
-         "--strip-components=1", "--wildcards",
-         "*/scripts/checkpatch.pl", "*/scripts/spelling.txt",
-         "*/scripts/const_structs.checkpatch"])
-    return str(d / "scripts" / "checkpatch.pl")
+def testinit(tmp_path_factory):
+    """The dir of bench/plugin/build-testinit's initramfs (cached)."""
+    def build(d):
+        p = run([str(ROOT / "bench" / "plugin" / "build-testinit")])
+        (d / "path").write_text(p.stdout.strip())
+    return (once(tmp_path_factory, "testinit", build) / "path").read_text()
+
+
+@pytest.fixture(scope="session")
+def smoke_selftest(smoke_builds_tsv, smoke_image, plugin_so,
+                   tmp_path_factory):
+    """One bench/selftest boot of every smoke kernel (icount, the plugin's
+    model on), which test_module_boot and test_model_validation read:
+    (its exit status, its stderr, its results dir)."""
+    def boot(d):
+        with cpu_lock():
+            p = subprocess.run(
+                [str(ROOT / "bench" / "selftest"), "--builds",
+                 smoke_builds_tsv, "--initramfs", smoke_image, "--results",
+                 str(d / "results"), "--accel", "icount"],
+                cwd=ROOT, capture_output=True, text=True, timeout=1800)
+        (d / "status").write_text(str(p.returncode))
+        (d / "stderr").write_text(p.stderr)
+    d = once(tmp_path_factory, "smoke-selftest", boot)
+    return (int((d / "status").read_text()), (d / "stderr").read_text(),
+            d / "results")
+
+
+# A short icount plan: two kernels, two seeds, 2 s of tbench with 2
+# clients. Its figures only need to be the same bits wherever it runs.
+SHORT_PLAN = ["--accel", "icount", "--clients", "2", "--seconds", "2",
+              "--boots", "2", "--variants", "jump-label,atomic-read",
+              "--no-aa", "--seed", "2026", "--quiet", "--timeout", "600"]
+
+
+@pytest.fixture(scope="session")
+def side_by_side(smoke_builds_tsv, smoke_image, plugin_so, tmp_path_factory):
+    """The results dir of SHORT_PLAN run by bench/run --jobs 2, which
+    test_bench_parallel_boot sets beside --jobs 1 and test_bench_slurm_boot
+    beside a Slurm cluster."""
+    def plan(d):
+        with cpu_lock():
+            run([str(ROOT / "bench" / "run"), "--builds", smoke_builds_tsv,
+                 "--initramfs", smoke_image, "--results-root",
+                 str(d / "results"), "--out", str(d / "out"),
+                 "--jobs", "2"] + SHORT_PLAN)
+    d = once(tmp_path_factory, "side-by-side", plan)
+    return (d / "out").read_text().strip()
+
+
+MAKE_SERIES = str(ROOT / "tests" / "fixtures" / "bisect" / "make_series.py")
+TARBALL = "/usr/src/linux-source-6.1.tar.xz"
+# The files make_series.py's patches change (our series changes none).
+SERIES_FILES = ("net/ipv4/tcp.c", "init/main.c", "kernel/panic.c",
+                "kernel/fork.c", "README",
+                "Documentation/networking/index.rst",
+                "drivers/net/ethernet/3com/3c509.c",
+                "drivers/net/ethernet/8390/ne.c")
+# The committed calibration: its floors, not the synthetic fixture's
+# (above), which has none for counters.
+CALIBRATED = dict(os.environ, JLBENCH_CALIBRATION=str(
+    ROOT / "analysis" / "calibration.json"))
+
+
+@pytest.fixture(scope="session")
+def series_tree(tmp_path_factory):
+    """The files make_series.py changes, from the tarball (decompressing
+    it once per test run)."""
+    def extract(d):
+        run(["tar", "-xf", TARBALL, "-C", str(d), "--strip-components=1"]
+            + ["linux-source-6.1/" + f for f in SERIES_FILES])
+    return once(tmp_path_factory, "series-tree", extract)
+
+
+# The A/B's planted change: an inline-assembly loop of LOOPS iterations in
+# tcp_sendmsg() (make_series.py --asm: mov, then LOOPS x (dec; jnz)).
+LOOPS = 400
+AB_SEEDS = 3
+
+
+@pytest.fixture(scope="session")
+def ab(series_tree, plugin_so, tmp_path_factory):
+    """./run_all.sh of a user's patch against jump-label on the smoke
+    kernels: --variant loop=patches:FILE, AB_SEEDS seeds of 3 s under
+    icount, no A/A twin. test_bisect checks its report, provenance and
+    reproduce.sh, test_profile its per-function profiles. A namespace:
+    results (the results dir), report (REPORT.md's path), patch (the
+    patch file), builds ({variant: build dir})."""
+    def ab_run(d):
+        run([MAKE_SERIES, str(series_tree), str(d / "series"), "--count",
+             "1", "--planted", "1", "--loops", str(LOOPS), "--asm"])
+        (patch,) = (d / "series").read_text().split()
+        with cpu_lock():
+            run([str(ROOT / "run_all.sh"), "--config", "smoke",
+                 "--no-s390x", "--no-aa",
+                 "--variant", "loop=patches:%s" % (d / "series" / patch),
+                 "--boots", str(AB_SEEDS), "--seconds", "3", "--clients",
+                 "2", "--results-root", str(d / "results"),
+                 "--report", str(d / "REPORT.md")], env=CALIBRATED)
+    d = once(tmp_path_factory, "ab", ab_run)
+    (results,) = [x for x in (d / "results").iterdir() if x.is_dir()]
+    with open(results / "meta.json") as f:
+        meta = json.load(f)
+    builds = {v: b["dir"].replace("$JLBENCH_CACHE", str(cache_path()))
+              for v, b in meta["builds"].items()}
+    (patch,) = (d / "series").read_text().split()
+    return types.SimpleNamespace(results=results, report=d / "REPORT.md",
+                                 patch=d / "series" / patch, meta=meta,
+                                 builds=builds)
+
+
+CHECKPATCH_FILES = ("scripts/checkpatch.pl", "scripts/spelling.txt",
+                    "scripts/const_structs.checkpatch")
+
+
+@pytest.fixture(scope="session")
+def checkpatch(cache_dir, tmp_path_factory):
+    """Path of scripts/checkpatch.pl of linux-source-6.1, kept in the cache
+    (checkpatch/<package version>/): copied from the tree that
+    kernel-variants/build extracted when there is one, else taken from the
+    tarball once (which decompresses all of it: most of a minute)."""
+    import shutil
+    version = run(["dpkg-query", "-W", "-f=${Version}",
+                   "linux-source-6.1"]).stdout.strip()
+    kept = cache_dir / "checkpatch" / version
+
+    def keep(tmp):
+        if (kept / CHECKPATCH_FILES[0]).is_file():
+            return
+        tree = cache_dir / "src" / ("linux-" + version)
+        if all((tree / f).is_file() for f in CHECKPATCH_FILES):
+            for f in CHECKPATCH_FILES:
+                (tmp / f).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(tree / f, tmp / f)
+        else:
+            run(["tar", "-xf", "/usr/src/linux-source-6.1.tar.xz", "-C",
+                 str(tmp), "--strip-components=1", "--wildcards"]
+                + ["*/" + f for f in CHECKPATCH_FILES])
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(kept, ignore_errors=True)
+        shutil.copytree(tmp, kept)
+
+    once(tmp_path_factory, "checkpatch", keep)
+    return str(kept / CHECKPATCH_FILES[0])

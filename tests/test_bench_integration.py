@@ -2,8 +2,9 @@
 
 Kernels and image come from conftest's smoke fixtures (kernel-variants/build
 --config smoke, cached, or JLBENCH_SMOKE_BUILDS=FILE; guest-image/build).
-Every test holds /tmp/jlbench-cpu.lock while it boots, so it never overlaps
-a kernel build.
+Every test holds the CPUs it boots on (conftest.cpu_lock), so it never
+overlaps a kernel build. That a seed gives the same bits in every boot is
+test_bench_parallel_boot's.
 """
 import csv
 import json
@@ -20,15 +21,8 @@ pytestmark = pytest.mark.integration
 
 RUN = str(ROOT / "bench" / "run")
 VARIANTS = ("jump-label", "atomic-read", "plain-read")
-SHORT = ["--accel", "icount", "--clients", "2", "--seconds", "3",
+SHORT = ["--accel", "icount", "--clients", "2", "--seconds", "2",
          "--quiet", "--timeout", "600"]
-
-
-@pytest.fixture
-def locked():
-    """Hold the CPU lock for the whole test (flock(2), like flock(1))."""
-    with cpu_lock():
-        yield
 
 
 def base(builds_tsv, image, tmp_path):
@@ -42,17 +36,12 @@ def rows(d):
         return list(csv.DictReader(f))
 
 
-def samples(d):
-    with open(os.path.join(d, "samples.csv"), newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def test_every_variant_one_run_with_branch_counts(smoke_builds_tsv,
-                                                  smoke_image, tmp_path,
-                                                  locked):
-    run(base(smoke_builds_tsv, smoke_image, tmp_path) + SHORT + [
-        "--boots", "1", "--seed", "2", "--variants", ",".join(VARIANTS),
-        "--no-aa"])
+                                                  smoke_image, tmp_path):
+    with cpu_lock():
+        run(base(smoke_builds_tsv, smoke_image, tmp_path) + SHORT + [
+            "--boots", "1", "--seed", "2", "--variants", ",".join(VARIANTS),
+            "--no-aa"])
     d = (tmp_path / "out").read_text().strip()
     r = {x["variant"]: x for x in rows(d)}
     assert sorted(r) == sorted(VARIANTS)
@@ -70,33 +59,6 @@ def test_every_variant_one_run_with_branch_counts(smoke_builds_tsv,
         assert int(r["jump-label"]["site_execs"]) > 0
         assert r["atomic-read"]["site_execs"] == "not-counted"
     assert len({x["perturb_seed"] for x in r.values()}) == 1
-
-
-def test_same_seed_is_bit_identical(smoke_builds_tsv, smoke_image, tmp_path,
-                                    locked):
-    """One kernel, one seed, two boots (two plans with the same seed)."""
-    got = []
-    for tag in ("a", "b"):
-        (tmp_path / tag).mkdir()
-        run(base(smoke_builds_tsv, smoke_image, tmp_path / tag) + SHORT + [
-            "--boots", "1", "--variants", "jump-label", "--no-aa",
-            "--seed", "7"])
-        d = (tmp_path / tag / "out").read_text().strip()
-        got.append((rows(d)[0], samples(d)))
-    (a, sa), (b, sb) = got
-    assert a["status"] == b["status"] == "ok", (a["reason"], b["reason"])
-    assert a["perturb_seed"] == b["perturb_seed"] != "0"
-    for col in ("throughput_mbps", "max_latency_ms", "ops", "boot_seconds",
-                "uptime_tbench_start_s", "uptime_tbench_end_s"):
-        assert a[col] == b[col], col
-    sa = [(s["second"], s["throughput_mbps"]) for s in sa]
-    sb = [(s["second"], s["throughput_mbps"]) for s in sb]
-    assert sa == sb and sa
-    if a["kernel_insns"]:
-        for col in ("kernel_insns", "user_insns", "kernel_branches",
-                    "user_branches"):
-            x, y = int(a[col]), int(b[col])
-            assert abs(x - y) <= x * 1e-6, (col, x, y)
 
 
 def wait_for(cond, what, limit=600):
@@ -131,30 +93,30 @@ def qemu_pid(log_path):
 
 
 def test_killed_qemu_is_retried_and_resume_finishes(smoke_builds_tsv,
-                                                    smoke_image, tmp_path,
-                                                    locked):
+                                                    smoke_image, tmp_path):
     cmd = base(smoke_builds_tsv, smoke_image, tmp_path) + SHORT + [
         "--boots", "2", "--variants", "jump-label", "--no-plugin", "--no-aa",
         "--seed", "3", "--jobs", "1"]   # run 2 starts when run 1 is done
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        out = tmp_path / "out"
-        wait_for(out.exists, "the results dir")
-        d = out.read_text().strip()
-        log1 = os.path.join(d, "raw", "001-jump-label-try1.log")
-        wait_for(lambda: agent_running(log1), "the agent of run 1")
-        pid = qemu_pid(log1)
-        assert pid, "no QEMU process for " + log1
-        os.kill(pid, signal.SIGKILL)
-        log2 = os.path.join(d, "raw", "002-jump-label-try1.log")
-        wait_for(lambda: agent_running(log2), "the agent of run 2")
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    with cpu_lock(cores=1):
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            out = tmp_path / "out"
+            wait_for(out.exists, "the results dir")
+            d = out.read_text().strip()
+            log1 = os.path.join(d, "raw", "001-jump-label-try1.log")
+            wait_for(lambda: agent_running(log1), "the agent of run 1")
+            pid = qemu_pid(log1)
+            assert pid, "no QEMU process for " + log1
+            os.kill(pid, signal.SIGKILL)
+            log2 = os.path.join(d, "raw", "002-jump-label-try1.log")
+            wait_for(lambda: agent_running(log2), "the agent of run 2")
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     assert proc.returncode == 130, err
     assert "--resume" in err
     r = rows(d)
@@ -162,8 +124,9 @@ def test_killed_qemu_is_retried_and_resume_finishes(smoke_builds_tsv,
         ("1", "1", "failed"), ("1", "2", "ok")], r
     assert "no result block" in r[0]["reason"]
     assert not os.path.exists(log2)
-    run([RUN, "--resume", d, "--builds", smoke_builds_tsv, "--initramfs",
-         smoke_image, "--quiet"])
+    with cpu_lock(cores=1):
+        run([RUN, "--resume", d, "--builds", smoke_builds_tsv,
+             "--initramfs", smoke_image, "--quiet"])
     r = rows(d)
     assert [(x["index"], x["try"], x["status"]) for x in r] == [
         ("1", "1", "failed"), ("1", "2", "ok"), ("2", "1", "ok")]

@@ -1,12 +1,14 @@
 """Determinism under concurrency: real smoke-kernel boots, alone and side
-by side, give the same bits.
+by side, give the same bits; and the perturbation seed is what moves them.
 
-One short icount plan (two kernels, two seeds, 3 s of tbench with 2
-clients) runs with --jobs 1 and again with --jobs 2. Every run's measured
-runs.csv cells, per-second samples and branch-count plugin report must be
-identical per (label, perturb_seed) (lib/format/identity.py), and so must the
-serial consoles. Kernels and image come from conftest's smoke fixtures;
-the test holds /tmp/jlbench-cpu.lock, so it never overlaps a kernel build.
+conftest's SHORT_PLAN (two kernels, two seeds, 2 s of tbench with 2
+clients, the branch-count plugin) runs with --jobs 1 here, and with
+--jobs 2 once per test session (conftest.side_by_side, which
+test_bench_slurm_boot reads too). Every run's measured runs.csv cells,
+per-second samples and branch-count plugin report must be identical per
+(label, perturb_seed) (lib/format/identity.py), and so must the serial
+consoles; the two seeds of one kernel must differ. Kernels and image come
+from conftest's smoke fixtures; the --jobs 1 plan holds one CPU.
 """
 import calendar
 import csv
@@ -17,16 +19,15 @@ import time
 
 import pytest
 
-from conftest import ROOT, cpu_lock, run
+from conftest import ROOT, SHORT_PLAN, cpu_lock, run
 
 sys.path.insert(0, str(ROOT))
 from lib.format import identity  # noqa: E402
 
 pytestmark = pytest.mark.integration
-
-PLAN = ["--accel", "icount", "--clients", "2", "--seconds", "3",
-        "--boots", "2", "--variants", "jump-label,atomic-read", "--no-aa",
-        "--seed", "2026", "--quiet", "--timeout", "600"]
+# What another seed changes (test_seeds_move_the_figures...).
+MOVED = ("throughput_mbps", "max_latency_ms", "ops",
+         "uptime_tbench_start_s", "uptime_tbench_end_s")
 
 
 def most_at_once(d):
@@ -42,17 +43,15 @@ def most_at_once(d):
 
 
 def test_alone_and_side_by_side_give_the_same_bits(smoke_builds_tsv,
-                                                   smoke_image, tmp_path):
-    dirs = {}
-    with cpu_lock():
-        for jobs in (1, 2):
-            out = tmp_path / ("jobs-%d" % jobs)
-            run([str(ROOT / "bench" / "run"), "--builds", smoke_builds_tsv,
-                 "--initramfs", smoke_image, "--results-root",
-                 str(tmp_path / "results"), "--out", str(out),
-                 "--jobs", str(jobs)] + PLAN)
-            dirs[jobs] = out.read_text().strip()
-    alone, beside = dirs[1], dirs[2]
+                                                   smoke_image, side_by_side,
+                                                   tmp_path):
+    out = tmp_path / "jobs-1"
+    with cpu_lock(cores=1):
+        run([str(ROOT / "bench" / "run"), "--builds", smoke_builds_tsv,
+             "--initramfs", smoke_image, "--results-root",
+             str(tmp_path / "results"), "--out", str(out),
+             "--jobs", "1"] + SHORT_PLAN)
+    alone, beside = out.read_text().strip(), side_by_side
     assert most_at_once(alone) == 1 and most_at_once(beside) == 2
     runs, counted = identity.summary(alone)
     assert runs == 4
@@ -62,3 +61,28 @@ def test_alone_and_side_by_side_give_the_same_bits(smoke_builds_tsv,
         assert counted == 4
     assert identity.differences(alone, beside) == []
     assert identity.consoles(alone, beside) == []
+
+
+def test_seeds_move_the_figures_and_the_window_is_counted(side_by_side):
+    """The same kernel under its two seeds: other figures (the agent's
+    perturbation works); every run's plugin window opened and closed once
+    around real kernel and user work."""
+    figs = identity.figures(side_by_side)
+    by_kernel = {}
+    for (label, seed, _), f in figs.items():
+        assert seed != "0"
+        by_kernel.setdefault(label, []).append(
+            [f["row"][c] for c in MOVED] + [f["samples"]])
+    assert sorted(by_kernel) == ["atomic-read", "jump-label"]
+    for label, (a, b) in by_kernel.items():
+        assert a != b, label
+    meta = json.load(open(os.path.join(side_by_side, "meta.json")))
+    if not meta["plugin"]["path"]:
+        return
+    for f in figs.values():
+        c = f["counts"]
+        assert (c["window"], c["markers_start"], c["markers_end"]) == \
+            ("1", "1", "1")
+        for k in ("kernel_insns", "user_insns", "kernel_branches",
+                  "user_branches"):
+            assert int(c[k]) > 10**6, k

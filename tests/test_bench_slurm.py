@@ -30,6 +30,9 @@ from bench.tries import slurm, slurmtask  # noqa: E402
 from bench.tries.plan import Run  # noqa: E402
 from lib.format import identity  # noqa: E402
 
+# One cluster per pytest worker: every module that starts one is in
+# this group, so tests/run's workers never start two (their ports clash).
+pytestmark = pytest.mark.xdist_group("slurm")
 CLUSTER = str(ROOT / "tests" / "slurm" / "cluster")
 PLAN = ["--accel", "icount", "--boots", "2", "--seconds", "1", "--seed", "5",
         "--no-plugin", "--no-aa"]

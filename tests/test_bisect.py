@@ -4,20 +4,23 @@ kernel), real icount runs of tbench.
 
 The series (tests/fixtures/bisect/make_series.py) has 8 patches; the 5th
 adds a loop of 400 volatile increments to tcp_sendmsg(), the others change
-nothing tbench executes."""
+nothing tbench executes. The git repository of the same commits is kept
+in the cache (repository()). The A/B is conftest's `ab`, whose runs
+test_profile reads too."""
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
 
-from conftest import ROOT, cpu_lock, read_builds, run
+from conftest import (CALIBRATED, MAKE_SERIES, TARBALL, ROOT, cache_path,
+                      cpu_lock, read_builds, run)
 
 pytestmark = pytest.mark.integration
 
 BISECT = str(ROOT / "bench" / "bisect")
-MAKE_SERIES = str(ROOT / "tests" / "fixtures" / "bisect" / "make_series.py")
-TARBALL = "/usr/src/linux-source-6.1.tar.xz"
 SHORT = ["--config", "smoke", "--seconds", "3", "--clients", "2"]
 PLANTED = "0005-tcp-sendmsg-loop-400.patch"
 
@@ -27,29 +30,9 @@ def series(tree, out, *args):
     return out
 
 
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory, smoke_builds):
-    """The files the series changes, from the tarball (our series changes
-    none of them)."""
-    d = tmp_path_factory.mktemp("tree")
-    files = ["net/ipv4/tcp.c", "init/main.c", "kernel/panic.c",
-             "kernel/fork.c", "README", "Documentation/networking/index.rst",
-             "drivers/net/ethernet/3com/3c509.c",
-             "drivers/net/ethernet/8390/ne.c"]
-    run(["tar", "-xf", TARBALL, "-C", str(d), "--strip-components=1"]
-        + ["linux-source-6.1/" + f for f in files])
-    return d
-
-
 def log_of(out):
     with open(os.path.join(out, "bisect.log")) as f:
         return [json.loads(ln) for ln in f if ln.strip()]
-
-
-# The committed calibration: its floors, not the synthetic fixture's
-# (conftest.py), which has none for counters.
-CALIBRATED = dict(os.environ, JLBENCH_CALIBRATION=str(
-    ROOT / "analysis" / "calibration.json"))
 
 
 def bisect(*args):
@@ -57,9 +40,9 @@ def bisect(*args):
         return run([BISECT] + list(args), env=CALIBRATED)
 
 
-def test_bisect_names_the_planted_patch_and_replays(tree, tmp_path,
+def test_bisect_names_the_planted_patch_and_replays(series_tree, tmp_path,
                                                     plugin_so):
-    s = series(tree, tmp_path / "series")
+    s = series(series_tree, tmp_path / "series")
     out = tmp_path / "bisect"
     p = bisect("--series", str(s), "--out", str(out), *SHORT)
     assert p.stdout.startswith("first bad: 5 patches, last %s" % PLANTED), \
@@ -84,9 +67,9 @@ def test_bisect_names_the_planted_patch_and_replays(tree, tmp_path,
     assert p.stdout.startswith("first bad: 5 patches"), p.stdout
 
 
-def test_bisect_of_a_change_below_the_floor_finds_none(tree, tmp_path,
+def test_bisect_of_a_change_below_the_floor_finds_none(series_tree, tmp_path,
                                                        plugin_so):
-    s = series(tree, tmp_path / "series", "--loops", "1")
+    s = series(series_tree, tmp_path / "series", "--loops", "1")
     out = tmp_path / "bisect"
     p = bisect("--series", str(s), "--out", str(out), *SHORT)
     assert p.stdout.startswith("no change found"), p.stdout
@@ -95,30 +78,55 @@ def test_bisect_of_a_change_below_the_floor_finds_none(tree, tmp_path,
 
 
 def git(repo, *args):
+    date = "2026-12-01T00:00:00Z"
     run(["git", "-C", str(repo), "-c", "user.name=jlbench",
-         "-c", "user.email=jlbench@localhost"] + list(args))
+         "-c", "user.email=jlbench@localhost"] + list(args),
+        env=dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date))
 
 
-def test_bisect_over_git_names_the_same_commit(tree, tmp_path, plugin_so):
+def repository(series_dir):
+    """A bare git repository of Debian's tree with our series (one commit),
+    then series_dir's patches (a commit each), kept in the cache
+    (test-repos/bisect-<hash>.git, the hash of the package version, our
+    series and series_dir's patches): made once, in a few minutes; its
+    commits have fixed dates, so the same inputs give the same hashes."""
+    patches = ROOT / "kernel-variants" / "patches"
+    ours = [patches / n for n in (patches / "series").read_text().split()]
+    theirs = [series_dir / n
+              for n in (series_dir / "series").read_text().split()]
+    h = hashlib.sha256(run(["dpkg-query", "-W", "-f=${Version}",
+                            "linux-source-6.1"]).stdout.encode())
+    for f in ours + theirs:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    kept = cache_path() / "test-repos" / ("bisect-%s.git"
+                                          % h.hexdigest()[:16])
+    if kept.is_dir():
+        return kept
+    work = series_dir.parent / "linux"
+    work.mkdir()
+    run(["tar", "-xf", TARBALL, "-C", str(work), "--strip-components=1"])
+    git(work, "init", "-q")
+    for message, patch_files in [("linux-source-6.1 with our series", ours)] \
+            + [(f.name, [f]) for f in theirs]:
+        for f in patch_files:
+            run(["patch", "-p1", "-d", str(work), "--quiet", "-i", str(f)])
+        # -f: Debian's tree has a .gitignore that ignores its top level
+        git(work, "add", "-A", "-f")
+        git(work, "commit", "-q", "-m", message)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    tmp = kept.with_suffix(".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    run(["git", "clone", "-q", "--bare", str(work), str(tmp)])
+    os.rename(tmp, kept)
+    shutil.rmtree(work)
+    return kept
+
+
+def test_bisect_over_git_names_the_same_commit(series_tree, tmp_path,
+                                               plugin_so):
     """A git repository of the same tree (Debian's with our series) and
     series, one commit per patch."""
-    s = series(tree, tmp_path / "series")
-    repo = tmp_path / "linux"
-    repo.mkdir()
-    run(["tar", "-xf", TARBALL, "-C", str(repo), "--strip-components=1"])
-    patches = ROOT / "kernel-variants" / "patches"
-    for name in (patches / "series").read_text().split():
-        run(["patch", "-p1", "-d", str(repo), "--quiet", "-i",
-             str(patches / name)])
-    git(repo, "init", "-q")
-    # -f: Debian's tree has a .gitignore that ignores its top level
-    git(repo, "add", "-A", "-f")
-    git(repo, "commit", "-q", "-m", "linux-source-6.1 with our series")
-    for name in (s / "series").read_text().split():
-        run(["patch", "-p1", "-d", str(repo), "--quiet", "-i",
-             str(s / name)])
-        git(repo, "add", "-A", "-f")
-        git(repo, "commit", "-q", "-m", name)
+    repo = repository(series(series_tree, tmp_path / "series"))
     out = tmp_path / "bisect"
     p = bisect("--git", str(repo), "--good", "HEAD~8", "--bad", "HEAD",
                "--out", str(out), *SHORT)
@@ -131,35 +139,25 @@ def test_bisect_over_git_names_the_same_commit(tree, tmp_path, plugin_so):
 
 
 def test_ab_of_a_user_patch_through_run_all_and_its_reproduce(
-        tree, tmp_path, plugin_so):
-    """./run_all.sh --variant mine=patches:FILE: the report names mine and
-    its baseline, and reproduce.sh rebuilds mine from the recorded patch
-    and reruns a try bit for bit."""
-    s = series(tree, tmp_path / "series")
-    report = tmp_path / "REPORT.md"
-    with cpu_lock():
-        run([str(ROOT / "run_all.sh"), "--config", "smoke", "--no-s390x",
-             "--variant", "mine=patches:%s" % (s / PLANTED),
-             "--boots", "6", "--seconds", "3", "--clients", "2",
-             "--results-root", str(tmp_path / "results"),
-             "--report", str(report)], env=CALIBRATED)
-    text = report.read_text()
-    assert "`mine`" in text and "`jump-label`" in text
-    assert (tmp_path / "plots" / "throughput.svg").is_file()
+        ab, tmp_path):
+    """./run_all.sh --variant loop=patches:FILE (conftest's ab): the report
+    names loop and its baseline, and reproduce.sh rebuilds loop from the
+    recorded patch and reruns a try bit for bit."""
+    text = ab.report.read_text()
+    assert "`loop`" in text and "`jump-label`" in text
+    assert (ab.report.parent / "plots" / "throughput.svg").is_file()
     assert "2011" not in text
-    (resdir,) = [d for d in (tmp_path / "results").iterdir() if d.is_dir()]
-    meta = json.loads((resdir / "meta.json").read_text())
-    assert meta["baseline"] == "jump-label"
-    assert sorted(meta["plan"]["variants"]) == ["jump-label", "mine"]
-    recorded = resdir / "provenance" / "variants" / "mine"
-    assert (recorded / "patches" / PLANTED).read_bytes() == \
-        (s / PLANTED).read_bytes()
+    assert ab.meta["baseline"] == "jump-label"
+    assert sorted(ab.meta["plan"]["variants"]) == ["jump-label", "loop"]
+    recorded = ab.results / "provenance" / "variants" / "loop"
+    assert (recorded / "patches" / ab.patch.name).read_bytes() == \
+        ab.patch.read_bytes()
     with cpu_lock():
-        p = subprocess.run([str(resdir / "reproduce.sh"), "--clone",
+        p = subprocess.run([str(ab.results / "reproduce.sh"), "--clone",
                             str(ROOT), "--work", str(tmp_path / "work")],
                            capture_output=True, text=True, check=False)
     assert p.returncode == 0 and p.stdout.strip().endswith("PASS"), \
         p.stderr[-3000:]
-    assert "mine=@%s" % recorded in p.stderr
+    assert "loop=@%s" % recorded in p.stderr
     builds = read_builds(tmp_path / "work" / "builds.tsv")
-    assert "mine" in builds
+    assert "loop" in builds

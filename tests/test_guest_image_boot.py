@@ -2,8 +2,10 @@
 
 Builds come from kernel-variants/build --config smoke (cached; the file
 named by JLBENCH_SMOKE_BUILDS, a builds.tsv, is used instead when set).
-Every boot holds /tmp/jlbench-cpu.lock, has a hard timeout, and must end
-with QEMU exiting by itself.
+Every boot holds one CPU (conftest.cpu_lock), has a hard timeout, and must
+end with QEMU exiting by itself. The selftest mode's boots are
+test_module_boot's (one per kernel, shared with test_model_validation); a
+seed's repeat under icount is test_bench_parallel_boot's.
 """
 import os
 import re
@@ -13,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, SMOKE_VARIANTS as VARIANTS, cpu_lock, run
+from conftest import ROOT, cpu_lock, run
 
 sys.path.insert(0, str(ROOT))
 from lib.format import console  # noqa: E402
@@ -21,8 +23,6 @@ from lib.format import console  # noqa: E402
 pytestmark = pytest.mark.integration
 
 BASE = "console=ttyS0 panic=-1 nokaslr"
-ICOUNT = ["-icount", "shift=2,sleep=off",
-          "-rtc", "base=2020-01-01T00:00:00,clock=vm"]
 HW_EVENTS = ("branches", "instructions", "cycles")
 
 
@@ -54,7 +54,7 @@ def boot(kernel_dir, image, append, tmp_path, timeout=300, extra=()):
            "-serial", "file:%s" % log,
            "-kernel", os.path.join(kernel_dir, "bzImage"), "-initrd", image,
            "-append", "%s %s" % (BASE, append)] + list(extra)
-    with cpu_lock():
+    with cpu_lock(cores=1):
         start = time.monotonic()
         try:
             p = subprocess.run(cmd, stdin=subprocess.DEVNULL,
@@ -84,8 +84,10 @@ def assert_common(b, variant, mode):
     assert 0 < number(b.block["uptime_agent_start_s"]) < 30
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_tbench_block(builds, image, tmp_path, variant):
+def test_tbench_block(builds, image, tmp_path):
+    """jump-label under plain TCG (test_bench_integration boots every
+    kernel under icount, through bench/run)."""
+    variant = "jump-label"
     events = "task-clock,context-switches," + ",".join(HW_EVENTS)
     b = boot(builds[variant], image,
              "jlbench.mode=tbench jlbench.clients=2 jlbench.seconds=5 "
@@ -153,37 +155,6 @@ def test_guest_timeout_is_an_error(builds, image, tmp_path):
              "jlbench.clients=2 jlbench.seconds=3 jlbench.timeout=0 "
              "jlbench.variant=jump-label", tmp_path, timeout=120)
     assert_error(b, "tbench did not finish within 3 s")
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_selftest_static_keys(builds, image, tmp_path, variant):
-    """The kernel's static-key self-test modules load and pass."""
-    b = boot(builds[variant], image,
-             "jlbench.mode=selftest jlbench.variant=%s" % variant, tmp_path,
-             timeout=120)
-    assert_common(b, variant, "selftest")
-    assert b.block["status"] == "ok", b.block
-    assert b.block["selftest.test_static_key_base"] == "PASS"
-    assert b.block["selftest.test_static_keys"] == "PASS"
-    assert b.block["selftest.failed"] == "0"
-
-
-def test_perturbation_seed_under_icount(builds, image, tmp_path):
-    """Same seed: bit-identical figures; another seed: different ones."""
-    def figures(seed):
-        b = boot(builds["jump-label"], image,
-                 "jlbench.clients=2 jlbench.seconds=3 jlbench.perturb=%d "
-                 "jlbench.variant=jump-label" % seed, tmp_path,
-                 extra=ICOUNT)
-        assert b.block.get("status") == "ok", b.text[-3000:]
-        assert b.block["perturb"] == str(seed)
-        keys = ("throughput_mbps", "max_latency_ms", "ops", "samples_mbps",
-                "uptime_tbench_start_s", "uptime_tbench_end_s")
-        return {k: b.block[k] for k in keys}
-
-    first = figures(7)
-    assert figures(7) == first
-    assert figures(8) != first
 
 
 def test_bench_boot_script(builds, image):

@@ -3,7 +3,10 @@ kernel (kernel-variants/module, the agent's selftest mode, bench/selftest).
 
 Builds come from kernel-variants/build --config smoke (cached), or from
 JLBENCH_SMOKE_BUILDS; the image from guest-image/build, which builds the
-module into each build dir. Boots hold /tmp/jlbench-cpu.lock.
+module into each build dir. The selftest boot of every kernel is
+conftest's smoke_selftest (test_model_validation reads it too); boots hold
+the CPUs they use (conftest.cpu_lock). That --allow-fail turns a failed
+check into exit 0 is test_bench_selftest's (a stand-in QEMU).
 """
 import csv
 import os
@@ -13,6 +16,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, SMOKE_VARIANTS, cpu_lock, run
+from test_guest_image_boot import Boot, assert_common
 from test_module_disasm import loop_counts, objdump
 
 pytestmark = pytest.mark.integration
@@ -66,7 +70,8 @@ def test_module_build_is_cached(smoke_builds_tsv):
 
 
 def selftest(tsv, image, results, *extra):
-    with cpu_lock():
+    """bench/selftest of builds.tsv tsv's one kernel, holding one CPU."""
+    with cpu_lock(cores=1):
         return subprocess.run([SELFTEST, "--builds", tsv, "--initramfs",
                                image, "--results", str(results),
                                "--accel", "icount"] + list(extra),
@@ -88,19 +93,12 @@ def ns(value):
     return float(value)
 
 
-@pytest.fixture(scope="module")
-def passing_run(smoke_builds_tsv, smoke_image, tmp_path_factory):
-    """One selftest boot of every smoke kernel (icount, with the plugin):
-    (bench/selftest's CompletedProcess, results dir)."""
-    results = tmp_path_factory.mktemp("selftest")
-    return selftest(smoke_builds_tsv, smoke_image, results), results
-
-
-def test_selftest_passes_on_every_variant(passing_run):
-    """Every smoke kernel boots in selftest mode and every check passes:
-    the exit status, selftest.csv and the raw consoles agree."""
-    p, results = passing_run
-    assert p.returncode == 0, p.stderr[-3000:]
+def test_selftest_passes_on_every_variant(smoke_selftest):
+    """Every smoke kernel boots in selftest mode (conftest.smoke_selftest)
+    and every check passes: the exit status, selftest.csv, the agent's
+    result blocks and the raw consoles agree."""
+    status, stderr, results = smoke_selftest
+    assert status == 0, stderr[-3000:]
     table = read_table(results)
     assert set(table) == set(SMOKE_VARIANTS)
     for variant, t in table.items():
@@ -134,6 +132,12 @@ def test_selftest_passes_on_every_variant(passing_run):
         log = (results / "raw" / ("selftest-%s.log" % variant)).read_text(
             errors="replace")
         assert "%s: default_off=PASS" % MOD in log
+        b = Boot(0, 0, log)
+        assert_common(b, variant, "selftest")
+        assert b.block["status"] == "ok", b.block
+        assert b.block["selftest.test_static_key_base"] == "PASS"
+        assert b.block["selftest.test_static_keys"] == "PASS"
+        assert b.block["selftest.failed"] == "0"
         cmd = (results / "raw" / ("selftest-%s.qemu-cmd" % variant))
         assert "jlbench.mode=selftest" in cmd.read_text()
     # Under icount a disabled check costs the fallbacks a load, a test and
@@ -152,7 +156,7 @@ def counted(t, loop, fig):
     return int(value)
 
 
-def test_counts_per_iteration_match_the_disassembly(passing_run,
+def test_counts_per_iteration_match_the_disassembly(smoke_selftest,
                                                     smoke_builds,
                                                     smoke_builds_tsv):
     """Under the TCG plugin, each variant's loops execute exactly the
@@ -160,8 +164,8 @@ def test_counts_per_iteration_match_the_disassembly(passing_run,
     says one iteration takes (test_module_disasm.loop_counts); and the
     physics: a disabled key costs the fallbacks one conditional branch per
     iteration more than jump labels, whose key-on JMP is unconditional."""
-    p, results = passing_run
-    assert p.returncode == 0, p.stderr[-3000:]
+    status, stderr, results = smoke_selftest
+    assert status == 0, stderr[-3000:]
     table = read_table(results)
     kos = built_modules(smoke_builds_tsv)
     br, ins = {}, {}
@@ -212,9 +216,3 @@ def test_inverted_expectation_is_reported_as_fail(smoke_builds_tsv,
     assert t["test_static_keys"] == "PASS", t
     for check in CHECKS[1:]:
         assert t["%s.%s" % (MOD, check)] == "PASS", check
-    # --allow-fail records the same and exits 0.
-    p = selftest(smoke_builds_tsv, smoke_image, tmp_path / "again",
-                 "--variants", "jump-label", "--kernel-args",
-                 MOD + ".invert=1", "--allow-fail")
-    assert p.returncode == 0, p.stderr[-3000:]
-    assert read_table(tmp_path / "again")["jump-label"][MOD] == "FAIL"

@@ -1,24 +1,28 @@
 """Integration tests of the branches plugin: real smoke kernels under TCG.
 
-Every boot runs in the runner's deterministic icount mode, under
-flock /tmp/jlbench-cpu.lock. The guest is bench/plugin/testinit.c (a PID 1
-with a known number of user-mode branches between the window markers) or,
-for the end-to-end check, the real agent running tbench.
+Every boot runs in the runner's deterministic icount mode, holding one
+CPU (conftest.cpu_lock). The guest is bench/plugin/testinit.c (a PID 1
+with a known number of user-mode branches between the window markers).
 
 Kernels come from kernel-variants/build --config smoke (cached); set
 JLBENCH_SMOKE_BUILDS=FILE (a builds.tsv) to use existing builds instead.
+
+Five boots, each checked by every test that can read it: the window with
+the regions after it counted by instruction (`plain`) and with the model
+on (`modelled`), the window counted by block, and a kernel-heavy window
+with sites, the model and a key word, twice. The real agent's tbench
+window, counted twice, is test_bench_parallel_boot's.
 """
 import os
 import subprocess
 
 import pytest
 
-from conftest import CPU_LOCK as LOCK, ROOT, run
+from conftest import cpu_lock
 from test_plugin import MODEL_KEYS, parse_report
 
 pytestmark = pytest.mark.integration
 
-PLUGIN = ROOT / "bench" / "plugin"
 ICOUNT = ["-accel", "tcg", "-icount", "shift=2,sleep=off",
           "-rtc", "base=2020-01-01T00:00:00,clock=vm", "-smp", "1"]
 LOOP = 300000
@@ -29,40 +33,64 @@ def builds(smoke_builds):
     return smoke_builds
 
 
-@pytest.fixture(scope="module")
-def testinit():
-    return run([str(PLUGIN / "build-testinit")]).stdout.strip()
-
-
 def boot(tmp_path, tag, kernel, initrd, append, plugin_arg, extra=()):
     """Boot once with the plugin (and extra QEMU arguments); return
     (report dict, console text)."""
     log = tmp_path / (tag + ".log")
     report = tmp_path / (tag + ".report")
-    cmd = ["flock", LOCK, "timeout", "1500", "qemu-system-x86_64", "-M",
-           "pc"]
+    cmd = ["timeout", "1500", "qemu-system-x86_64", "-M", "pc"]
     cmd += ICOUNT + [
         "-m", "512", "-nodefaults", "-display", "none", "-no-reboot",
         "-serial", "file:%s" % log, "-kernel", kernel, "-initrd", initrd,
         "-append", "console=ttyS0 nokaslr panic=-1 " + append,
         "-plugin", "%s,outfile=%s" % (plugin_arg, report)] + list(extra)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1600)
+    with cpu_lock(cores=1):
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=1600)
     console = log.read_text(errors="replace") if log.exists() else ""
     assert p.returncode == 0, "%s\n%s\n%s" % (cmd, p.stderr, console[-3000:])
     assert report.exists(), p.stderr
     return parse_report(report.read_text()), console
 
 
+def window_args(plugin_so, testinit, mode):
+    return "%s,count=%s,sites=%s" % (plugin_so, mode,
+                                     os.path.join(testinit, "jnz-site.txt"))
+
+
+@pytest.fixture(scope="module")
+def plain(builds, plugin_so, testinit, tmp_path_factory):
+    """(report, console) of testinit's window of LOOP iterations and its
+    regions, counted by instruction, with the window's jnz as the site."""
+    return boot(tmp_path_factory.mktemp("plain"), "plain",
+                os.path.join(builds["jump-label"], "bzImage"),
+                os.path.join(testinit, "initramfs.cpio.gz"),
+                "jlbtest.loop=%d jlbtest.regions=1" % LOOP,
+                window_args(plugin_so, testinit, "insn"))
+
+
+@pytest.fixture(scope="module")
+def modelled(builds, plugin_so, testinit, tmp_path_factory):
+    """The same boot as plain's, with model=on."""
+    return boot(tmp_path_factory.mktemp("modelled"), "model",
+                os.path.join(builds["jump-label"], "bzImage"),
+                os.path.join(testinit, "initramfs.cpio.gz"),
+                "jlbtest.loop=%d jlbtest.regions=1" % LOOP,
+                window_args(plugin_so, testinit, "insn") + ",model=on")
+
+
 @pytest.mark.parametrize("mode", ["insn", "tb"])
 def test_window_counts_are_exact(builds, plugin_so, testinit, tmp_path,
-                                 mode):
+                                 plain, mode):
     """The user loop between the markers: exactly LOOP branches."""
-    kernel = os.path.join(builds["jump-label"], "bzImage")
-    sites = os.path.join(testinit, "jnz-site.txt")
-    r, console = boot(tmp_path, mode, kernel,
-                      os.path.join(testinit, "initramfs.cpio.gz"),
-                      "jlbtest.loop=%d" % LOOP,
-                      "%s,count=%s,sites=%s" % (plugin_so, mode, sites))
+    if mode == "insn":
+        r, console = plain
+    else:
+        r, console = boot(tmp_path, mode,
+                          os.path.join(builds["jump-label"], "bzImage"),
+                          os.path.join(testinit, "initramfs.cpio.gz"),
+                          "jlbtest.loop=%d" % LOOP,
+                          window_args(plugin_so, testinit, mode))
     assert "jlbtest: done" in console
     assert r["count_mode"] == mode
     assert (r["window"], r["markers_start"], r["markers_end"]) == \
@@ -96,14 +124,11 @@ def user(r, rid, fig):
         int(r["region.%d.kernel_%s" % (rid, fig)])
 
 
-def test_region_counts_are_exact(builds, plugin_so, testinit, tmp_path):
+def test_region_counts_are_exact(plain):
     """testinit's regions (bench/plugin/testinit.c, regions()): loops of
     known length, nested regions, ids 0 and 255, unbalanced markers."""
-    kernel = os.path.join(builds["jump-label"], "bzImage")
-    n = 1000
-    r, console = boot(tmp_path, "regions", kernel,
-                      os.path.join(testinit, "initramfs.cpio.gz"),
-                      "jlbtest.loop=%d jlbtest.regions=1" % n, plugin_so)
+    r, console = plain
+    n = LOOP
     assert "jlbtest: done" in console
     # The window is unchanged by regions.
     assert (r["window"], r["markers_start"], r["markers_end"]) == \
@@ -133,27 +158,6 @@ def test_region_counts_are_exact(builds, plugin_so, testinit, tmp_path):
                 r["region.%d.branches" % rid]) == ("0", "0")
 
 
-def test_counts_repeat_exactly(builds, plugin_so, testinit, tmp_path):
-    """Same kernel, same parameters: identical reports, kernel work seen."""
-    kernel = os.path.join(builds["jump-label"], "bzImage")
-    sites = os.path.join(builds["jump-label"], "jump-sites.txt")
-    initrd = os.path.join(testinit, "initramfs.cpio.gz")
-    append = "jlbtest.loop=100000 jlbtest.syscalls=20000"
-    arg = "%s,sites=%s" % (plugin_so, sites)
-    r1, c1 = boot(tmp_path, "a", kernel, initrd, append, arg)
-    r2, c2 = boot(tmp_path, "b", kernel, initrd, append, arg)
-    assert r1 == r2
-    assert r1["window"] == "1"
-    # 20000 x (write, read, getppid): thousands of kernel instructions and
-    # hundreds of branches each; static-key sites are on that path.
-    assert int(r1["kernel_insns"]) > 20000 * 1000
-    assert int(r1["kernel_branches"]) > 20000 * 100
-    ratio = int(r1["kernel_branches"]) / int(r1["kernel_insns"])
-    assert 0.03 < ratio < 0.4, ratio
-    assert int(r1["site_execs"]) > 20000
-    assert int(r1["sites"]) > 100
-
-
 def test_jump_sites_of_variants(builds):
     """Every build has the sites file kernel-variants/build writes; sites
     exist in the jump-label kernel only."""
@@ -162,32 +166,6 @@ def test_jump_sites_of_variants(builds):
             return f.read().splitlines()
     assert len(sites("jump-label")) - 1 > 100
     assert len(sites("atomic-read")) - 1 == 0
-
-
-def test_agent_tbench_counts_repeat(builds, plugin_so, tmp_path):
-    """End to end: the real agent's tbench window, counted twice."""
-    build_img = ROOT / "guest-image" / "build"
-    if not build_img.exists():
-        pytest.skip("guest-image/build is not in this checkout")
-    tsv = tmp_path / "builds.tsv"
-    tsv.write_text("jump-label\t%s\n" % builds["jump-label"])
-    out = tmp_path / "image.path"
-    run([str(build_img), "--builds", str(tsv), "--out", str(out)])
-    initrd = out.read_text().strip()
-    kernel = os.path.join(builds["jump-label"], "bzImage")
-    append = ("jlbench.mode=tbench jlbench.clients=2 jlbench.seconds=3 "
-              "jlbench.variant=jump-label")
-    r1, c1 = boot(tmp_path, "a", kernel, initrd, append, plugin_so)
-    r2, c2 = boot(tmp_path, "b", kernel, initrd, append, plugin_so)
-    assert "status=ok" in c1, c1[-3000:]
-    assert r1 == r2
-    assert (r1["window"], r1["markers_start"], r1["markers_end"]) == \
-        ("1", "1", "1")
-    for k in ("kernel_insns", "user_insns", "kernel_branches",
-              "user_branches"):
-        assert int(r1[k]) > 10**6, k
-    block = c1[c1.index("JLBENCH-BEGIN"):c1.index("JLBENCH-END")]
-    assert block in c2
 
 
 MODEL_REGION = ("mispredicts", "btb_misses", "l1i_accesses", "l1i_misses",
@@ -206,17 +184,13 @@ def counting(r):
         and not k.startswith("total_") and k != "tbs_translated"}
 
 
-def test_model_window(builds, plugin_so, testinit, tmp_path):
+def test_model_window(plain, modelled):
     """model=on on testinit's user loop (LOOP x dec; jnz between the
     markers, then the regions): the model's keys, figures bounded by what
     the loop can do, and the counting keys exactly as without the model
     (the model neither perturbs the guest nor changes the other keys)."""
-    kernel = os.path.join(builds["jump-label"], "bzImage")
-    initrd = os.path.join(testinit, "initramfs.cpio.gz")
-    append = "jlbtest.loop=%d jlbtest.regions=1" % LOOP
-    r, console = boot(tmp_path, "model", kernel, initrd, append,
-                      plugin_so + ",model=on")
-    plain, _ = boot(tmp_path, "plain", kernel, initrd, append, plugin_so)
+    r, console = modelled
+    plain, _ = plain
     assert "jlbtest: done" in console
     assert MODEL_KEYS <= set(r)
     assert counting(r) == counting(plain)
@@ -263,11 +237,13 @@ def test_model_window(builds, plugin_so, testinit, tmp_path):
             assert r["region.%d.%s" % (rid, name)] == "0"
 
 
-def test_model_repeats_exactly(builds, plugin_so, testinit, tmp_path):
-    """Kernel-heavy window, model=on with a key word: two boots give
-    byte-identical reports."""
+def test_counts_and_model_repeat_exactly(builds, plugin_so, testinit,
+                                         tmp_path):
+    """Kernel-heavy window, the jump-label kernel's sites, model=on with a
+    key word: two boots give byte-identical reports, kernel work seen."""
     kernel = os.path.join(builds["jump-label"], "bzImage")
     initrd = os.path.join(testinit, "initramfs.cpio.gz")
+    sites = os.path.join(builds["jump-label"], "jump-sites.txt")
     addr = None
     with open(os.path.join(builds["jump-label"], "System.map")) as f:
         for line in f:
@@ -278,12 +254,21 @@ def test_model_repeats_exactly(builds, plugin_so, testinit, tmp_path):
     keys = tmp_path / "keys.txt"
     keys.write_text("%x-%x\n" % (addr, addr + 8))
     append = "jlbtest.loop=100000 jlbtest.syscalls=20000"
-    arg = "%s,model=on,keys=%s" % (plugin_so, keys)
+    arg = "%s,sites=%s,model=on,keys=%s" % (plugin_so, sites, keys)
     r1, _ = boot(tmp_path, "a", kernel, initrd, append, arg)
     r2, _ = boot(tmp_path, "b", kernel, initrd, append, arg)
     a = (tmp_path / "a.report").read_bytes()
     assert a == (tmp_path / "b.report").read_bytes()
+    assert r1 == r2
     assert r1["window"] == "1"
+    # 20000 x (write, read, getppid): thousands of kernel instructions and
+    # hundreds of branches each; static-key sites are on that path.
+    assert int(r1["kernel_insns"]) > 20000 * 1000
+    assert int(r1["kernel_branches"]) > 20000 * 100
+    ratio = int(r1["kernel_branches"]) / int(r1["kernel_insns"])
+    assert 0.03 < ratio < 0.4, ratio
+    assert int(r1["site_execs"]) > 20000
+    assert int(r1["sites"]) > 100
     n = {k: int(r1[k]) for k in ("kernel_l1d_accesses", "kernel_l1d_misses",
                                  "kernel_mispredicts", "kernel_l1i_misses",
                                  "kernel_branches", "key_accesses",

@@ -40,11 +40,6 @@ def cache_so(plugin_so):
     return path
 
 
-@pytest.fixture(scope="module")
-def testinit():
-    return run([str(PLUGIN / "build-testinit")]).stdout.strip()
-
-
 def cache_c_stats(text):
     """cache.c's figures of core 0: data accesses and misses, instruction
     accesses and misses (its log: a header line "core #, data accesses,

@@ -1,9 +1,11 @@
 """Known answer of the per-function profile (issue 32), on the smoke
 kernels: real builds, real icount runs of tbench.
 
-A variant of jump-label adds to tcp_sendmsg() an inline-assembly loop of
-known length (tests/fixtures/bisect/make_series.py --asm: mov, then 400
-times dec and jnz: 801 instructions per call). The profile's difference
+A user's variant of jump-label, `loop`, adds to tcp_sendmsg() an
+inline-assembly loop of known length (tests/fixtures/bisect/make_series.py
+--asm: mov, then 400 times dec and jnz: 801 instructions per call); the
+A/B of the two is conftest's `ab` (./run_all.sh --variant loop=..., 3
+seeds of 3 s), whose report test_bisect checks. The profile's difference
 must put tcp_sendmsg at the top with 801 x its calls per operation, the
 calls counted by the plugin itself on the loop's first instruction, in a
 boot of its own of the same try (icount: the same execution)."""
@@ -13,7 +15,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, cpu_lock, read_builds, run
+from conftest import AB_SEEDS as SEEDS, LOOPS, ROOT, cpu_lock, run
 from lib import vmlinux as vml
 from analysis import check
 from analysis.load import Results
@@ -22,39 +24,7 @@ from lib.format import profile as profilefmt
 
 pytestmark = pytest.mark.integration
 
-MAKE_SERIES = str(ROOT / "tests" / "fixtures" / "bisect" / "make_series.py")
-TARBALL = "/usr/src/linux-source-6.1.tar.xz"
-LOOPS = 400
 PER_CALL = 2 * LOOPS + 1
-SEEDS = 3
-
-
-@pytest.fixture(scope="module")
-def planted(tmp_path_factory, smoke_builds, plugin_so):
-    """(results dir, builds) of jump-label against jump-label plus the
-    loop, 3 seeds of 3 s."""
-    d = tmp_path_factory.mktemp("profile")
-    run(["tar", "-xf", TARBALL, "-C", str(d), "--strip-components=1",
-         "linux-source-6.1/net/ipv4/tcp.c"])
-    run([MAKE_SERIES, str(d), str(d / "series"), "--count", "1",
-         "--planted", "1", "--loops", str(LOOPS), "--asm"])
-    tsv = str(d / "builds.tsv")
-    with cpu_lock():
-        run([str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
-             "--variant", "jump-label",
-             "--variant", "loop=on:jump-label,patches:%s" % (d / "series"),
-             "--out", tsv])
-    image = d / "image.path"
-    run([str(ROOT / "guest-image" / "build"), "--builds", tsv,
-         "--out", str(image)])
-    out = d / "results.path"
-    with cpu_lock():
-        run([str(ROOT / "bench" / "run"), "--builds", tsv, "--initramfs",
-             image.read_text().strip(), "--accel", "icount", "--no-aa",
-             "--boots", str(SEEDS), "--seconds", "3", "--clients", "2",
-             "--baseline", "jump-label", "--quiet",
-             "--results-root", str(d / "results"), "--out", str(out)])
-    return out.read_text().strip(), read_builds(tsv)
 
 
 def loop_address(vmlinux):
@@ -84,7 +54,7 @@ def calls_per_op(resdir, row, build_dir, tmp):
     cmd[i + 1] = ",".join([cmd[i + 1].split(",")[0], "outfile=" + out,
                            "sites=" + sites])
     cmd[cmd.index("-serial") + 1] = "file:" + os.path.join(tmp, "calls.log")
-    with cpu_lock():
+    with cpu_lock(cores=1):
         subprocess.run(cmd, check=True, timeout=600,
                        stdout=subprocess.DEVNULL)
     with open(out) as f:
@@ -94,8 +64,8 @@ def calls_per_op(resdir, row, build_dir, tmp):
     return int(report["site_execs"]) / float(row["ops"])
 
 
-def test_profile_adds_up_to_the_window_counts(planted):
-    resdir, _ = planted
+def test_profile_adds_up_to_the_window_counts(ab):
+    resdir = str(ab.results)
     rows = Results(resdir).runs
     assert len(rows) == 2 * SEEDS and (rows["status"] == "ok").all()
     for _, row in rows.iterrows():
@@ -113,8 +83,8 @@ def per_op(resdir, row, name):
     return p.by_name().get(name, [0])[0] / float(row["ops"])
 
 
-def test_planted_loop_is_the_top_function(planted, tmp_path):
-    resdir, builds = planted
+def test_planted_loop_is_the_top_function(ab, tmp_path):
+    resdir, builds = str(ab.results), ab.builds
     rows = Results(resdir).runs
     by_seed = {}
     for _, row in rows.iterrows():

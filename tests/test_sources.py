@@ -1,6 +1,7 @@
 """lib/source.py: the kernel versions the built-ins are built from, each
 Debian's linux-source package with our series ported to it."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -75,14 +76,21 @@ def _touched(patch):
         return [ln.split()[1][2:] for ln in f if ln.startswith("+++ b/")]
 
 
-def _apply(tarball, patches, tmp_path):
-    """patch's result of applying patches to the files they touch of the
-    tarball: (ok, output)."""
-    files = sorted({f for p in patches for f in _touched(p)})
-    tree = tmp_path / "tree"
+def _extract(tarball, patch_sets, tmp_path):
+    """The files the patch sets touch, from the tarball (decompressing it
+    once): the dir they are in."""
+    files = sorted({f for ps in patch_sets for p in ps for f in _touched(p)})
+    tree = tmp_path / "pristine"
     tree.mkdir(parents=True)
     run(["tar", "-xf", tarball, "-C", str(tree), "--strip-components=1",
          "--wildcards"] + ["*/" + f for f in files])
+    return tree
+
+
+def _apply(pristine, patches, tree):
+    """patch's result of applying patches to a copy of the files in
+    pristine, in tree: (ok, output)."""
+    shutil.copytree(pristine, tree)
     for p in patches:
         r = subprocess.run(["patch", "-p1", "-d", str(tree), "--batch",
                             "--forward", "-i", p], capture_output=True,
@@ -101,16 +109,16 @@ def test_each_series_applies_to_its_own_tarball(name, tmp_path):
     if not os.path.isfile(s.tarball):
         pytest.skip("%s not installed (lib/deps installs it)" % s.package)
     patches = [os.path.join(s.patches_dir, n) for n in series(s)]
-    ok, text = _apply(s.tarball, patches, tmp_path)
+    old = source.get("6.1")
+    old_patches = [os.path.join(old.patches_dir, n) for n in series(old)]
+    pristine = _extract(s.tarball, [patches, old_patches], tmp_path)
+    ok, text = _apply(pristine, patches, tmp_path / "tree")
     assert ok, text
     assert "#ifdef CONFIG_JUMP_LABEL_PLAIN_READS" in text
     assert "return key->enabled.counter;" in text
     if name == "6.12":
         assert "return raw_atomic_read(&key->enabled);" in text
-        old = source.get("6.1")
-        ok, out = _apply(s.tarball, [os.path.join(old.patches_dir, n)
-                                     for n in series(old)],
-                         tmp_path / "old")
+        ok, out = _apply(pristine, old_patches, tmp_path / "old")
         assert not ok and "jump_label.h" in out
 
 
