@@ -93,3 +93,10 @@ def test_bench_coldstart_usage():
     assert "empty cache" in run([tool, "--help"]).stdout
     p = run([tool, "--bogus"], check=False)
     assert p.returncode == 2 and "unknown option '--bogus'" in p.stderr
+
+
+def test_bench_suite_usage():
+    tool = str(ROOT / "bench" / "timing" / "bench-suite")
+    assert "as CI runs it" in run([tool, "--help"]).stdout
+    p = run([tool, "--bogus"], check=False)
+    assert p.returncode == 2 and "unknown option '--bogus'" in p.stderr
