@@ -20,7 +20,12 @@ os.environ.setdefault("JLBENCH_CALIBRATION", str(
 # worker holds both CPUs the other waits, and no CPU is idle); then those
 # that boot one guest at a time, two workers side by side. Other
 # integration modules follow, and the unit tests come last, filling in.
-FIRST = ()
+FIRST = ("test_bisect", "test_profile", "test_reproduce",
+         "test_bench_slurm_boot", "test_bench_parallel_boot",
+         "test_source_boot", "test_bench_integration",
+         "test_module_boot", "test_model_validation", "test_bench_pipe_boot",
+         "test_nested_kvm", "test_s390x_boot", "test_plugin_boot",
+         "test_guest_image_boot", "test_plugin_crosscheck")
 
 
 def pytest_configure(config):
@@ -287,7 +292,7 @@ AB_SEEDS = 3
 @pytest.fixture(scope="session")
 def ab(series_tree, plugin_so, tmp_path_factory):
     """./run_all.sh of a user's patch against jump-label on the smoke
-    kernels: --variant loop=patches:FILE, AB_SEEDS seeds of 3 s under
+    kernels: --variant loop=patches:FILE, AB_SEEDS seeds of 2 s under
     icount, no A/A twin. test_bisect checks its report, provenance and
     reproduce.sh, test_profile its per-function profiles. A namespace:
     results (the results dir), report (REPORT.md's path), patch (the
@@ -300,7 +305,7 @@ def ab(series_tree, plugin_so, tmp_path_factory):
             run([str(ROOT / "run_all.sh"), "--config", "smoke",
                  "--no-s390x", "--no-aa",
                  "--variant", "loop=patches:%s" % (d / "series" / patch),
-                 "--boots", str(AB_SEEDS), "--seconds", "3", "--clients",
+                 "--boots", str(AB_SEEDS), "--seconds", "2", "--clients",
                  "2", "--results-root", str(d / "results"),
                  "--report", str(d / "REPORT.md")], env=CALIBRATED)
     d = once(tmp_path_factory, "ab", ab_run)

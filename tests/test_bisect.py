@@ -24,7 +24,7 @@ from conftest import (CALIBRATED, MAKE_SERIES, TARBALL, ROOT, cache_path,
 pytestmark = pytest.mark.integration
 
 BISECT = str(ROOT / "bench" / "bisect")
-SHORT = ["--config", "smoke", "--seconds", "3", "--clients", "2"]
+SHORT = ["--config", "smoke", "--seconds", "2", "--clients", "2"]
 PLANTED = "0005-tcp-sendmsg-loop-400.patch"
 
 
