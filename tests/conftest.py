@@ -286,7 +286,7 @@ def series_tree(tmp_path_factory):
 # The A/B's planted change: an inline-assembly loop of LOOPS iterations in
 # tcp_sendmsg() (make_series.py --asm: mov, then LOOPS x (dec; jnz)).
 LOOPS = 400
-AB_SEEDS = 3
+AB_SEEDS = 6
 
 
 @pytest.fixture(scope="session")
@@ -300,7 +300,7 @@ def ab(series_tree, plugin_so, tmp_path_factory):
     def ab_run(d):
         run([MAKE_SERIES, str(series_tree), str(d / "series"), "--count",
              "1", "--planted", "1", "--loops", str(LOOPS), "--asm"])
-        (patch,) = (d / "series").read_text().split()
+        (patch,) = (d / "series" / "series").read_text().split()
         with cpu_lock():
             run([str(ROOT / "run_all.sh"), "--config", "smoke",
                  "--no-s390x", "--no-aa",
@@ -314,7 +314,7 @@ def ab(series_tree, plugin_so, tmp_path_factory):
         meta = json.load(f)
     builds = {v: b["dir"].replace("$JLBENCH_CACHE", str(cache_path()))
               for v, b in meta["builds"].items()}
-    (patch,) = (d / "series").read_text().split()
+    (patch,) = (d / "series" / "series").read_text().split()
     return types.SimpleNamespace(results=results, report=d / "REPORT.md",
                                  patch=d / "series" / patch, meta=meta,
                                  builds=builds)

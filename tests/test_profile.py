@@ -4,7 +4,7 @@ kernels: real builds, real icount runs of tbench.
 A user's variant of jump-label, `loop`, adds to tcp_sendmsg() an
 inline-assembly loop of known length (tests/fixtures/bisect/make_series.py
 --asm: mov, then 400 times dec and jnz: 801 instructions per call); the
-A/B of the two is conftest's `ab` (./run_all.sh --variant loop=..., 3
+A/B of the two is conftest's `ab` (./run_all.sh --variant loop=..., 6
 seeds of 2 s), whose report test_bisect checks. The profile's difference
 must put tcp_sendmsg at the top with 801 x its calls per operation, the
 calls counted by the plugin itself on the loop's first instruction, in a
