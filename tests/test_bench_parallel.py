@@ -250,7 +250,7 @@ def test_progress_line_and_eta():
 
 def test_bench_parallel_times_both_legs_and_checks_identity(setup):
     tmp, base, env, _ = setup
-    env = parallel_env(env, tmp, STANDIN_SLEEP="1")
+    env = parallel_env(env, tmp, STANDIN_SLEEP="0.5")
     tool = str(ROOT / "bench" / "timing" / "bench-parallel")
     args = [tool, "--builds", base[2], "--initramfs", base[4],
             "--results-root", str(tmp / "bp"), "--boots", "2",
