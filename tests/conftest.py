@@ -15,11 +15,12 @@ os.environ.setdefault("JLBENCH_CALIBRATION", str(
     ROOT / "tests" / "fixtures" / "analysis" / "calibration.json"))
 
 
-# The modules tests/run starts first (docs/testing.md, "Order"): those
-# that build kernels or boot two guests at once, longest first (while one
-# worker holds both CPUs the other waits, and no CPU is idle); then those
+# The modules tests/run starts first (docs/testing.md, "How the suite
+# runs"): those that build kernels or boot two guests at once, longest
+# first (while one worker holds both CPUs the other waits); then those
 # that boot one guest at a time, two workers side by side. Other
-# integration modules follow, and the unit tests come last, filling in.
+# integration modules follow, then the unit tests (which tests/run's
+# default runs in a pytest of their own, beside all of these).
 FIRST = ("test_bisect", "test_profile", "test_reproduce",
          "test_bench_slurm_boot", "test_bench_parallel_boot",
          "test_source_boot", "test_bench_integration",
@@ -274,13 +275,9 @@ CALIBRATED = dict(os.environ, JLBENCH_CALIBRATION=str(
 
 
 @pytest.fixture(scope="session")
-def series_tree(tmp_path_factory):
-    """The files make_series.py changes, from the tarball (decompressing
-    it once per test run)."""
-    def extract(d):
-        run(["tar", "-xf", TARBALL, "-C", str(d), "--strip-components=1"]
-            + ["linux-source-6.1/" + f for f in SERIES_FILES])
-    return once(tmp_path_factory, "series-tree", extract)
+def series_tree():
+    """The files make_series.py changes, from the tarball (tarball_files)."""
+    return tarball_files(TARBALL, SERIES_FILES)
 
 
 # The A/B's planted change: an inline-assembly loop of LOOPS iterations in
@@ -320,36 +317,36 @@ def ab(series_tree, plugin_so, tmp_path_factory):
                                  builds=builds)
 
 
+def tarball_files(tarball, files):
+    """A dir holding files (paths inside the tree) of a linux-source
+    tarball, kept in the cache (tarball-files/<hash of the tarball's name,
+    size and time and of the files>/): made once, by decompressing all of
+    the tarball (from several seconds to most of a minute)."""
+    import hashlib
+    import shutil
+    import tempfile
+    st = os.stat(tarball)
+    key = hashlib.sha256(repr((tarball, st.st_size, st.st_mtime,
+                               sorted(files))).encode()).hexdigest()[:16]
+    kept = cache_path() / "tarball-files" / key
+    if kept.is_dir():
+        return kept
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    tmp = pathlib.Path(tempfile.mkdtemp(dir=kept.parent))
+    run(["tar", "-xf", tarball, "-C", str(tmp), "--strip-components=1",
+         "--wildcards"] + ["*/" + f for f in files])
+    try:
+        os.rename(tmp, kept)
+    except OSError:         # another worker's copy came first
+        shutil.rmtree(tmp)
+    return kept
+
+
 CHECKPATCH_FILES = ("scripts/checkpatch.pl", "scripts/spelling.txt",
                     "scripts/const_structs.checkpatch")
 
 
 @pytest.fixture(scope="session")
-def checkpatch(cache_dir, tmp_path_factory):
-    """Path of scripts/checkpatch.pl of linux-source-6.1, kept in the cache
-    (checkpatch/<package version>/): copied from the tree that
-    kernel-variants/build extracted when there is one, else taken from the
-    tarball once (which decompresses all of it: most of a minute)."""
-    import shutil
-    version = run(["dpkg-query", "-W", "-f=${Version}",
-                   "linux-source-6.1"]).stdout.strip()
-    kept = cache_dir / "checkpatch" / version
-
-    def keep(tmp):
-        if (kept / CHECKPATCH_FILES[0]).is_file():
-            return
-        tree = cache_dir / "src" / ("linux-" + version)
-        if all((tree / f).is_file() for f in CHECKPATCH_FILES):
-            for f in CHECKPATCH_FILES:
-                (tmp / f).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(tree / f, tmp / f)
-        else:
-            run(["tar", "-xf", "/usr/src/linux-source-6.1.tar.xz", "-C",
-                 str(tmp), "--strip-components=1", "--wildcards"]
-                + ["*/" + f for f in CHECKPATCH_FILES])
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(kept, ignore_errors=True)
-        shutil.copytree(tmp, kept)
-
-    once(tmp_path_factory, "checkpatch", keep)
-    return str(kept / CHECKPATCH_FILES[0])
+def checkpatch():
+    """Path of scripts/checkpatch.pl of linux-source-6.1 (tarball_files)."""
+    return str(tarball_files(TARBALL, CHECKPATCH_FILES) / CHECKPATCH_FILES[0])

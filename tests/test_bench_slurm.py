@@ -30,8 +30,8 @@ from bench.tries import slurm, slurmtask  # noqa: E402
 from bench.tries.plan import Run  # noqa: E402
 from lib.format import identity  # noqa: E402
 
-# One cluster per pytest worker: every module that starts one is in
-# this group, so tests/run's workers never start two (their ports clash).
+# The modules that start a cluster (the session's `cluster`) go to one
+# pytest worker, which starts it once.
 pytestmark = pytest.mark.xdist_group("slurm")
 CLUSTER = str(ROOT / "tests" / "slurm" / "cluster")
 PLAN = ["--accel", "icount", "--boots", "2", "--seconds", "1", "--seed", "5",

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, run, tarball_files
 
 sys.path.insert(0, str(ROOT))
 from bench.replay.provenance import source_of  # noqa: E402
@@ -76,17 +76,6 @@ def _touched(patch):
         return [ln.split()[1][2:] for ln in f if ln.startswith("+++ b/")]
 
 
-def _extract(tarball, patch_sets, tmp_path):
-    """The files the patch sets touch, from the tarball (decompressing it
-    once): the dir they are in."""
-    files = sorted({f for ps in patch_sets for p in ps for f in _touched(p)})
-    tree = tmp_path / "pristine"
-    tree.mkdir(parents=True)
-    run(["tar", "-xf", tarball, "-C", str(tree), "--strip-components=1",
-         "--wildcards"] + ["*/" + f for f in files])
-    return tree
-
-
 def _apply(pristine, patches, tree):
     """patch's result of applying patches to a copy of the files in
     pristine, in tree: (ok, output)."""
@@ -111,7 +100,8 @@ def test_each_series_applies_to_its_own_tarball(name, tmp_path):
     patches = [os.path.join(s.patches_dir, n) for n in series(s)]
     old = source.get("6.1")
     old_patches = [os.path.join(old.patches_dir, n) for n in series(old)]
-    pristine = _extract(s.tarball, [patches, old_patches], tmp_path)
+    pristine = tarball_files(s.tarball, sorted({
+        f for p in patches + old_patches for f in _touched(p)}))
     ok, text = _apply(pristine, patches, tmp_path / "tree")
     assert ok, text
     assert "#ifdef CONFIG_JUMP_LABEL_PLAIN_READS" in text
