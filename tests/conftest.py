@@ -1,8 +1,12 @@
 """Shared pytest fixtures and settings for the jlbench test suite."""
+import fcntl
+import hashlib
 import json
 import os
 import pathlib
+import shutil
 import subprocess
+import tempfile
 import types
 
 import pytest
@@ -99,8 +103,8 @@ CPU_LOCK = "/tmp/jlbench-cpu.lock"
 class cpu_lock:
     """Hold the CPUs a build or a boot needs. cores=2 (the default: a
     kernel build, a plan of --jobs 2) holds CPU_LOCK alone, as
-    `flock CPU_LOCK` does; cores=1 (one TCG guest) shares it with one other
-    one-core holder (tests/run runs two pytest workers). A turnstile
+    `flock CPU_LOCK` does; cores=1 (one TCG guest) shares it with the
+    other one-core holders (with tests/run's two workers, one). A turnstile
     (CPU_LOCK.turn) keeps a two-core waiter from being starved by one-core
     holders that come and go."""
 
@@ -109,7 +113,6 @@ class cpu_lock:
         self.cores = cores
 
     def __enter__(self):
-        import fcntl
         with open(CPU_LOCK + ".turn", "a") as turn:
             fcntl.flock(turn, fcntl.LOCK_EX)
             self.f = open(CPU_LOCK, "a")
@@ -126,7 +129,6 @@ def once(tmp_path_factory, name, make):
     worker asks first: work that tests of several modules share (a boot, a
     plan's results dir, a git repository) is paid for once. Other callers
     wait for it; when make failed, each of them fails saying so."""
-    import fcntl
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent      # the session's dir, shared by the workers
@@ -292,8 +294,8 @@ def ab(series_tree, plugin_so, tmp_path_factory):
     kernels: --variant loop=patches:FILE, AB_SEEDS seeds of 2 s under
     icount, no A/A twin. test_bisect checks its report, provenance and
     reproduce.sh, test_profile its per-function profiles. A namespace:
-    results (the results dir), report (REPORT.md's path), patch (the
-    patch file), builds ({variant: build dir})."""
+    results (the results dir), meta (its meta.json), report (REPORT.md's
+    path), patch (the patch file), builds ({variant: build dir})."""
     def ab_run(d):
         run([MAKE_SERIES, str(series_tree), str(d / "series"), "--count",
              "1", "--planted", "1", "--loops", str(LOOPS), "--asm"])
@@ -322,9 +324,6 @@ def tarball_files(tarball, files):
     tarball, kept in the cache (tarball-files/<hash of the tarball's name,
     size and time and of the files>/): made once, by decompressing all of
     the tarball (from several seconds to most of a minute)."""
-    import hashlib
-    import shutil
-    import tempfile
     st = os.stat(tarball)
     key = hashlib.sha256(repr((tarball, st.st_size, st.st_mtime,
                                sorted(files))).encode()).hexdigest()[:16]
@@ -333,12 +332,14 @@ def tarball_files(tarball, files):
         return kept
     kept.parent.mkdir(parents=True, exist_ok=True)
     tmp = pathlib.Path(tempfile.mkdtemp(dir=kept.parent))
-    run(["tar", "-xf", tarball, "-C", str(tmp), "--strip-components=1",
-         "--wildcards"] + ["*/" + f for f in files])
     try:
+        run(["tar", "-xf", tarball, "-C", str(tmp), "--strip-components=1",
+             "--wildcards"] + ["*/" + f for f in files])
         os.rename(tmp, kept)
     except OSError:         # another worker's copy came first
-        shutil.rmtree(tmp)
+        pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return kept
 
 
