@@ -104,7 +104,7 @@ class cpu_lock:
     """Hold the CPUs a build or a boot needs. cores=2 (the default: a
     kernel build, a plan of --jobs 2) holds CPU_LOCK alone, as
     `flock CPU_LOCK` does; cores=1 (one TCG guest) shares it with the
-    other one-core holders (tests/run's other workers). A turnstile
+    other one-core holders (with tests/run's two workers, one). A turnstile
     (CPU_LOCK.turn) keeps a two-core waiter from being starved by one-core
     holders that come and go."""
 
