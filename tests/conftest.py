@@ -6,12 +6,15 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import tempfile
 import types
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from lib import hostinfo  # noqa: E402
 PYTHON = "/usr/bin/python3"
 # Synthetic results dirs are analysed against a fixed calibration, not the
 # committed study's (analysis/calibrate.py path()), which a new study moves.
@@ -83,11 +86,8 @@ def run(cmd, check=True, **kw):
 
 
 def cache_path():
-    """The build cache shared with run_all.sh (JLBENCH_CACHE or default)."""
-    d = os.environ.get("JLBENCH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-        "jlbench")
-    return pathlib.Path(d)
+    """The build cache shared with run_all.sh (lib/hostinfo.cache_dir)."""
+    return pathlib.Path(hostinfo.cache_dir())
 
 
 @pytest.fixture(scope="session")
@@ -311,7 +311,7 @@ def ab(series_tree, plugin_so, tmp_path_factory):
     (results,) = [x for x in (d / "results").iterdir() if x.is_dir()]
     with open(results / "meta.json") as f:
         meta = json.load(f)
-    builds = {v: b["dir"].replace("$JLBENCH_CACHE", str(cache_path()))
+    builds = {v: hostinfo.local_path(b["dir"])
               for v, b in meta["builds"].items()}
     (patch,) = (d / "series" / "series").read_text().split()
     return types.SimpleNamespace(results=results, report=d / "REPORT.md",
