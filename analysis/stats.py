@@ -3,6 +3,7 @@
 Conventions: samples are 1-D sequences of floats; percentages are in %;
 undefined figures are float('nan'), never 0.
 """
+import functools
 import math
 import warnings
 
@@ -132,11 +133,18 @@ def mde_pct(cov_pct, n1, n2=None, paired=False, alpha=ALPHA, power=POWER):
         df, se = n1 + n2 - 2, math.sqrt(1.0 / n1 + 1.0 / n2)
     if not cov_pct == cov_pct:
         return NAN
+    return _ncp_for_power(df, alpha, power) * se * cov_pct
+
+
+@functools.lru_cache(maxsize=None)
+def _ncp_for_power(df, alpha, power):
+    """The noncentrality at which a two-sided t test with df degrees of
+    freedom has the power asked for (kept: calibrations ask thousands of
+    times for the same few)."""
     hi = 4.0
     while _power(hi, df, alpha) < power:
         hi *= 2
-    ncp = optimize.brentq(lambda d: _power(d, df, alpha) - power, 0.0, hi)
-    return ncp * se * cov_pct
+    return optimize.brentq(lambda d: _power(d, df, alpha) - power, 0.0, hi)
 
 
 def n_needed(cov_pct, effect_pct, paired=False, alpha=ALPHA, power=POWER,
@@ -235,6 +243,7 @@ def compare_paired(new, base, conf=0.95, rank=True):
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def median_k(n, alpha=ALPHA):
     """k of the distribution-free interval [d(k), d(n+1-k)] of a median
     from n sorted draws: the largest k whose interval misses the median

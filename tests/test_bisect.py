@@ -1,15 +1,16 @@
 """Known answers of bench/bisect and of an A/B of a user's patch, on the
-smoke kernels: real builds (incremental over the cached jump-label
-kernel), real icount runs of tbench.
+smoke kernels: real builds (git trees, incremental), real icount runs of
+tbench.
 
-The series (tests/fixtures/bisect/make_series.py) has 8 patches; the 5th
-adds a loop of 400 volatile increments to tcp_sendmsg(), the others change
-nothing tbench executes. The known answer is bisected over a git
-repository of the same commits (kept in the cache: repository()), which
-also builds git trees; a series of the same patches, its loop cut to one
-increment, is bisected to "no change found" (candidates from a series: a
-user variant's build, as the A/B's). The A/B is conftest's `ab`, whose
-runs test_profile reads too."""
+The series (tests/fixtures/bisect/make_series.py) has 4 patches: the 3rd
+adds a loop of 400 volatile increments to tcp_sendmsg(), the 2nd one
+increment to tcp_recvmsg() (on tbench's path too, far below the floor),
+the others change nothing tbench executes. It is bisected over a git
+repository of the same commits (kept in the cache: repository()), so the
+bisection builds git trees, names the planted commit and judges the
+halving with the small change good. The A/B is conftest's `ab`, whose
+runs test_profile reads too.
+"""
 import hashlib
 import json
 import os
@@ -25,7 +26,8 @@ pytestmark = pytest.mark.integration
 
 BISECT = str(ROOT / "bench" / "bisect")
 SHORT = ["--config", "smoke", "--seconds", "2", "--clients", "2"]
-PLANTED = "0005-tcp-sendmsg-loop-400.patch"
+PLANTED = "0003-tcp-sendmsg-loop-400.patch"
+BELOW = 2     # the tcp_recvmsg() increment's patch
 
 
 def series(tree, out, *args):
@@ -41,16 +43,6 @@ def log_of(out):
 def bisect(*args):
     with cpu_lock():
         return run([BISECT] + list(args), env=CALIBRATED)
-
-
-def test_bisect_of_a_change_below_the_floor_finds_none(series_tree, tmp_path,
-                                                       plugin_so):
-    s = series(series_tree, tmp_path / "series", "--loops", "1")
-    out = tmp_path / "bisect"
-    p = bisect("--series", str(s), "--out", str(out), *SHORT)
-    assert p.stdout.startswith("no change found"), p.stdout
-    steps = [e for e in log_of(out) if e["event"] == "step"]
-    assert [e["i"] for e in steps] == [0, 8]
 
 
 def git(repo, *args):
@@ -101,20 +93,29 @@ def repository(series_dir):
 def test_bisect_over_git_names_the_planted_commit_and_replays(
         series_tree, tmp_path, plugin_so):
     """A git repository of Debian's tree with our series, then the series,
-    one commit per patch: the bisection names the planted commit, its
-    change and where, and --replay decides the same from the log."""
-    repo = repository(series(series_tree, tmp_path / "series"))
+    one commit per patch: the bisection judges the small change good,
+    names the planted commit, its change and where, and --replay decides
+    the same from the log."""
+    repo = repository(series(series_tree, tmp_path / "series", "--count",
+                             "4", "--planted", "3", "--below", str(BELOW)))
     out = tmp_path / "bisect"
-    p = bisect("--git", str(repo), "--good", "HEAD~8", "--bad", "HEAD",
+    p = bisect("--git", str(repo), "--good", "HEAD~4", "--bad", "HEAD",
                "--out", str(out), *SHORT)
     first = p.stdout.splitlines()[0]
     assert first.startswith("first bad: ") and PLANTED in first, p.stdout
     entries = log_of(out)
     steps = [e for e in entries if e["event"] == "step"]
-    # ceil(log2(8)) + 2 builds at most: both ends and three halvings
-    assert len(steps) <= 5, [e["variant"] for e in steps]
+    # both ends and two halvings: 0, 4, 2 (good), 3 (bad)
+    assert [e["i"] for e in steps] == [0, 4, 2, 3], steps
+    # the increment: a change the runs resolve (its interval excludes 0),
+    # judged good because it is within the calibrated floor
+    (below,) = [e for e in entries
+                if e["event"] == "decision" and e["i"] == BELOW]
+    assert below["decision"] == "good", below
+    assert 0 < below["vs_good"]["pct_ci_lo"] and \
+        below["vs_good"]["pct_ci_hi"] < entries[0]["floor_pct"], below
     end = entries[-1]
-    assert end["event"] == "end" and end["first_bad"] == 5
+    assert end["event"] == "end" and end["first_bad"] == 3
     # the loop: about 3 instructions an iteration, 400 a send
     assert end["vs_parent"]["pct_change"] > 5, end
     # the profiles name where: the loop's function, nearly all of it
