@@ -23,20 +23,19 @@ os.environ.setdefault("JLBENCH_CALIBRATION", str(
 
 
 # The modules tests/run starts first (docs/testing.md, "How the suite
-# runs"). test_nested_kvm first: its one guest runs for minutes, and at
-# the start the other CPU is the unit tests' (tests/run's second pytest),
-# while a worker that wants both CPUs waits; started later, it left one
-# CPU idle whenever the other worker came to a module that needs both.
-# Then the modules that build kernels or boot two guests at once, longest
+# runs"): those that build kernels or boot two guests at once, longest
 # first (while one worker holds both CPUs the other waits); then those
-# that boot one guest at a time, two workers side by side. Other
-# integration modules follow, then the unit tests (which tests/run's
-# default runs in a pytest of their own, beside all of these).
-FIRST = ("test_nested_kvm", "test_bisect", "test_profile", "test_reproduce",
+# that boot one guest at a time, two workers side by side: the longest,
+# test_nested_kvm (minutes of one guest), after the last module that
+# needs both CPUs, so that the other worker's one-guest modules run
+# beside it instead of waiting for it to end. Other integration modules
+# follow, then the unit tests (which tests/run's default runs in a pytest
+# of their own, beside all of these).
+FIRST = ("test_bisect", "test_profile", "test_reproduce",
          "test_bench_slurm_boot", "test_bench_parallel_boot",
          "test_source_boot", "test_bench_integration",
          "test_module_boot", "test_model_validation", "test_bench_pipe_boot",
-         "test_s390x_boot", "test_plugin_boot",
+         "test_s390x_boot", "test_nested_kvm", "test_plugin_boot",
          "test_guest_image_boot", "test_plugin_crosscheck")
 
 
@@ -128,6 +127,19 @@ class cpu_lock:
         self.f.close()
 
 
+def build_kernels(args):
+    """kernel-variants/build ARGS (each kernel named by a --variant),
+    under cpu_lock() when it has a kernel to make. When its --dry-run
+    finds every kernel cached, the build only reads the cache: it runs
+    without the lock, instead of waiting minutes for a worker's boots."""
+    cmd = [str(ROOT / "kernel-variants" / "build")] + list(args)
+    dry = run(cmd + ["--dry-run"])
+    if dry.stderr.count("would not rebuild") == args.count("--variant"):
+        return run(cmd)
+    with cpu_lock():
+        return run(cmd)
+
+
 def once(tmp_path_factory, name, make):
     """A dir that make(dir) fills once per test session, whichever pytest
     worker asks first: work that tests of several modules share (a boot, a
@@ -172,12 +184,10 @@ def smoke_builds_tsv(tmp_path_factory):
     path = os.environ.get("JLBENCH_SMOKE_BUILDS")
     if not path:
         def build(d):
-            cmd = [str(ROOT / "kernel-variants" / "build"), "--config",
-                   "smoke", "--out", str(d / "builds.tsv")]
+            args = ["--config", "smoke", "--out", str(d / "builds.tsv")]
             for v in SMOKE_VARIANTS:
-                cmd += ["--variant", v]
-            with cpu_lock():
-                run(cmd)
+                args += ["--variant", v]
+            build_kernels(args)
         path = str(once(tmp_path_factory, "smoke-builds", build)
                    / "builds.tsv")
     assert set(SMOKE_VARIANTS) <= set(read_builds(path)), path

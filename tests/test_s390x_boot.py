@@ -4,7 +4,9 @@ for s390x and booted in qemu-system-s390x (TCG), proven to patch.
 kernel-variants/build --arch s390x --config smoke --variant jump-label
 (cached; cold 4m46s on 2 cores, measured), guest-image/build --arch
 s390x (the agent cross-compiled, the modules), then one selftest-mode boot
-through bench/selftest. Builds and boots hold /tmp/jlbench-cpu.lock.
+through bench/selftest. The build holds both CPUs when it has a kernel
+to make (conftest.build_kernels); each boot, one guest of one CPU, holds
+one (conftest.cpu_lock).
 """
 import csv
 import json
@@ -15,11 +17,10 @@ import time
 
 import pytest
 
-from conftest import ROOT, cpu_lock, read_builds, run
+from conftest import ROOT, build_kernels, cpu_lock, read_builds, run
 
 pytestmark = pytest.mark.integration
 
-BUILD = str(ROOT / "kernel-variants" / "build")
 IMAGE = str(ROOT / "guest-image" / "build")
 SELFTEST = str(ROOT / "bench" / "selftest")
 MOD = "jlbench_static_key"
@@ -33,9 +34,8 @@ def s390x(tmp_path_factory):
     """(builds.tsv, build dir, image) of the s390x smoke jump-label kernel."""
     d = tmp_path_factory.mktemp("s390x")
     tsv = d / "builds.tsv"
-    with cpu_lock():
-        run([BUILD, "--arch", "s390x", "--config", "smoke", "--variant",
-             "jump-label", "--out", str(tsv)])
+    build_kernels(["--arch", "s390x", "--config", "smoke", "--variant",
+                   "jump-label", "--out", str(tsv)])
     build_dir = read_builds(tsv)["jump-label"]
     run([IMAGE, "--arch", "s390x", "--builds", str(tsv), "--out",
          str(d / "image.path")])
@@ -69,7 +69,7 @@ def test_selftest_boot_patches_brcl(s390x, tmp_path):
     tsv, _, image = s390x
     res = tmp_path / "res"
     t0 = time.monotonic()
-    with cpu_lock():
+    with cpu_lock(cores=1):
         p = run([SELFTEST, "--builds", str(tsv), "--initramfs", image,
                  "--results", str(res)], check=False)
     wall = time.monotonic() - t0
@@ -100,7 +100,7 @@ def test_power_off_ends_qemu(s390x, tmp_path):
     power-off (a reboot without ACPI) makes QEMU (-no-reboot) exit 0."""
     tsv, _, image = s390x
     res = tmp_path / "res"
-    with cpu_lock():
+    with cpu_lock(cores=1):
         run([SELFTEST, "--builds", str(tsv), "--initramfs", image,
              "--results", str(res), "--accel", "tcg"])
         cmd = (res / "raw" / "selftest-s390x-jump-label.qemu-cmd") \
@@ -124,7 +124,7 @@ def test_a_panic_ends_qemu(s390x, tmp_path):
            "-kernel", os.path.join(build_dir, "bzImage"),
            "-initrd", image, "-append",
            "console=ttysclp0 panic=-1 rdinit=/nonexistent"]
-    with cpu_lock():
+    with cpu_lock(cores=1):
         p = subprocess.run(cmd, capture_output=True, timeout=300)
     text = log.read_text(errors="replace")
     assert "Kernel panic - not syncing" in text, text[-2000:]
