@@ -23,20 +23,19 @@ os.environ.setdefault("JLBENCH_CALIBRATION", str(
 
 
 # The modules tests/run starts first (docs/testing.md, "How the suite
-# runs"): those that build kernels or boot two guests at once, longest
-# first (while one worker holds both CPUs the other waits); then those
-# that boot one guest at a time, two workers side by side: the longest,
-# test_nested_kvm (minutes of one guest), after the last module that
-# needs both CPUs, so that the other worker's one-guest modules run
-# beside it instead of waiting for it to end. Other integration modules
-# follow, then the unit tests (which tests/run's default runs in a pytest
-# of their own, beside all of these).
-FIRST = ("test_bisect", "test_profile", "test_reproduce",
+# runs"): test_nested_kvm, whose one guest takes no CPU lock and runs
+# beside the rest for its minute and a half; then those that build
+# kernels or boot two guests at once, longest first (while one worker
+# holds both CPUs the other waits); then those that boot one guest at a
+# time, two workers side by side. Other integration modules follow, then
+# the unit tests (which tests/run's default runs in a pytest of their
+# own, beside all of these).
+FIRST = ("test_nested_kvm", "test_bisect", "test_profile", "test_reproduce",
          "test_bench_slurm_boot", "test_bench_parallel_boot",
          "test_source_boot", "test_bench_integration",
          "test_module_boot", "test_model_validation", "test_bench_pipe_boot",
-         "test_s390x_boot", "test_nested_kvm", "test_plugin_boot",
-         "test_guest_image_boot", "test_plugin_crosscheck")
+         "test_s390x_boot", "test_plugin_boot", "test_guest_image_boot",
+         "test_plugin_crosscheck")
 
 
 def pytest_configure(config):

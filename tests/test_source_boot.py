@@ -2,14 +2,16 @@
 patches-6.12): every variant's fragments survive the merge on 6.12's
 tree, a 6.12 smoke kernel builds and verifies, and the static-key module
 builds for it and passes its selftest in a boot (icount, with the
-plugin's counts). Builds and boots hold /tmp/jlbench-cpu.lock."""
+plugin's counts). Builds hold both CPUs when they have a kernel to make
+(conftest.build_kernels), the config merges and the boot one."""
 import json
 import os
 import sys
 
 import pytest
 
-from conftest import ROOT, SMOKE_VARIANTS, cpu_lock, read_builds, run
+from conftest import (ROOT, SMOKE_VARIANTS, build_kernels, cpu_lock,
+                      read_builds, run)
 from test_module_boot import CHECKS, MOD, read_table, selftest
 
 sys.path.insert(0, str(ROOT))
@@ -25,14 +27,13 @@ SOURCE = "6.12"
 def builds_612(tmp_path_factory):
     """builds.tsv of the 6.12 smoke jump-label kernel (cached once built)."""
     path = str(tmp_path_factory.mktemp("builds612") / "builds.tsv")
-    with cpu_lock():
-        run([BUILD, "--source", SOURCE, "--config", "smoke", "--variant",
-             "jump-label", "--out", path])
+    build_kernels(["--source", SOURCE, "--config", "smoke", "--variant",
+                   "jump-label", "--out", path])
     return path
 
 
 def test_every_variants_fragments_survive_on_612():
-    with cpu_lock():
+    with cpu_lock(cores=1):     # three config merges, one at a time
         p = run([BUILD, "--source", SOURCE, "--config", "smoke",
                  "--configs-only"])
     for v in SMOKE_VARIANTS:
