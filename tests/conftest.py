@@ -23,19 +23,21 @@ os.environ.setdefault("JLBENCH_CALIBRATION", str(
 
 
 # The modules tests/run starts first (docs/testing.md, "How the suite
-# runs"): test_nested_kvm, whose one guest takes no CPU lock and runs
-# beside the rest for its minute and a half; then those that build
-# kernels or boot two guests at once, longest first (while one worker
-# holds both CPUs the other waits); then those that boot one guest at a
-# time, two workers side by side. Other integration modules follow, then
-# the unit tests (which tests/run's default runs in a pytest of their
-# own, beside all of these).
-FIRST = ("test_nested_kvm", "test_bisect", "test_profile", "test_reproduce",
+# runs"): those that build kernels or boot two guests at once, longest
+# first (while one worker holds both CPUs the other waits); then those
+# that boot one guest at a time, two workers side by side. The longest of
+# these, test_nested_kvm (a minute and a half of one guest), comes after
+# every module that needs both CPUs or the lock alone (bench-boot, in
+# test_guest_image_boot), so that the other worker's one-guest modules
+# run beside it instead of waiting for it. Other integration modules
+# follow, then the unit tests (which tests/run's default runs in a pytest
+# of their own, beside all of these).
+FIRST = ("test_bisect", "test_profile", "test_reproduce",
          "test_bench_slurm_boot", "test_bench_parallel_boot",
          "test_source_boot", "test_bench_integration",
          "test_module_boot", "test_model_validation", "test_bench_pipe_boot",
-         "test_s390x_boot", "test_plugin_boot", "test_guest_image_boot",
-         "test_plugin_crosscheck")
+         "test_s390x_boot", "test_guest_image_boot", "test_nested_kvm",
+         "test_plugin_boot", "test_plugin_crosscheck")
 
 
 def pytest_configure(config):

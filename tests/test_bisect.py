@@ -2,13 +2,13 @@
 smoke kernels: real builds (git trees, incremental), real icount runs of
 tbench.
 
-The series (tests/fixtures/bisect/make_series.py) has 4 patches: the 3rd
-adds a loop of 400 volatile increments to tcp_sendmsg(), the 2nd one
-increment to tcp_recvmsg() (on tbench's path too, far below the floor),
-the others change nothing tbench executes. It is bisected over a git
-repository of the same commits (kept in the cache: repository()), so the
-bisection builds git trees, names the planted commit and judges the
-halving with the small change good. The A/B is conftest's `ab`, whose
+The series (tests/fixtures/bisect/make_series.py) has 2 patches: the 1st
+adds one increment to tcp_recvmsg() (on tbench's path, far below the
+floor), the 2nd a loop of 400 volatile increments to tcp_sendmsg(). It is
+bisected over a git repository of the same commits (kept in the cache:
+repository()), so the bisection builds git trees, judges the halving at
+the small change good and names the planted commit. (The search itself,
+over longer ranges, is test_bisect_unit's.) The A/B is conftest's `ab`, whose
 runs test_profile reads too.
 """
 import hashlib
@@ -26,8 +26,8 @@ pytestmark = pytest.mark.integration
 
 BISECT = str(ROOT / "bench" / "bisect")
 SHORT = ["--config", "smoke", "--seconds", "2", "--clients", "2"]
-PLANTED = "0003-tcp-sendmsg-loop-400.patch"
-BELOW = 2     # the tcp_recvmsg() increment's patch
+PLANTED = "0002-tcp-sendmsg-loop-400.patch"
+BELOW = 1     # the tcp_recvmsg() increment's patch
 
 
 def series(tree, out, *args):
@@ -97,16 +97,16 @@ def test_bisect_over_git_names_the_planted_commit_and_replays(
     names the planted commit, its change and where, and --replay decides
     the same from the log."""
     repo = repository(series(series_tree, tmp_path / "series", "--count",
-                             "4", "--planted", "3", "--below", str(BELOW)))
+                             "2", "--planted", "2", "--below", str(BELOW)))
     out = tmp_path / "bisect"
-    p = bisect("--git", str(repo), "--good", "HEAD~4", "--bad", "HEAD",
+    p = bisect("--git", str(repo), "--good", "HEAD~2", "--bad", "HEAD",
                "--out", str(out), *SHORT)
     first = p.stdout.splitlines()[0]
     assert first.startswith("first bad: ") and PLANTED in first, p.stdout
     entries = log_of(out)
     steps = [e for e in entries if e["event"] == "step"]
-    # both ends and two halvings: 0, 4, 2 (good), 3 (bad)
-    assert [e["i"] for e in steps] == [0, 4, 2, 3], steps
+    # both ends and the halving between: 0, 2 (bad), 1 (good)
+    assert [e["i"] for e in steps] == [0, 2, BELOW], steps
     # the increment: a change the runs resolve (its interval excludes 0),
     # judged good because it is within the calibrated floor
     (below,) = [e for e in entries
@@ -115,7 +115,7 @@ def test_bisect_over_git_names_the_planted_commit_and_replays(
     assert 0 < below["vs_good"]["pct_ci_lo"] and \
         below["vs_good"]["pct_ci_hi"] < entries[0]["floor_pct"], below
     end = entries[-1]
-    assert end["event"] == "end" and end["first_bad"] == 3
+    assert end["event"] == "end" and end["first_bad"] == 2
     # the loop: about 3 instructions an iteration, 400 a send
     assert end["vs_parent"]["pct_change"] > 5, end
     # the profiles name where: the loop's function, nearly all of it

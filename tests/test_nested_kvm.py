@@ -27,7 +27,7 @@ import warnings
 
 import pytest
 
-from conftest import PYTHON, ROOT, run
+from conftest import PYTHON, ROOT, cpu_lock, run
 
 pytestmark = pytest.mark.integration
 
@@ -122,13 +122,8 @@ def nested(smoke_builds_tsv, smoke_image, tmp_path_factory):
                  "1500", "--", "bash", str(path)], check=False)
         return p.returncode, stall_of(p.returncode, job), (out, job, p)
 
-    # No CPU lock: the outer machine's one CPU runs beside whatever runs
-    # (tests/run starts this module first, beside a build or a plan of
-    # two guests and the unit tests). Its checks are of paths, not of
-    # figures, and a slower machine is no stalled one (its watch looks
-    # for progress, not speed); holding a CPU for its minute and a half
-    # left the other worker's CPU idle whenever that worker wanted both.
-    status, (out, job, p), stalls = run_machine(attempt, say_stalled)
+    with cpu_lock(cores=1):     # the outer machine has one CPU
+        status, (out, job, p), stalls = run_machine(attempt, say_stalled)
     assert status == 0, "tests/nested/run exited %d%s:\n%s" % (
         status, "".join("; stall %d: %s" % (i, s)
                         for i, s in enumerate(stalls, 1)), p.stderr[-3000:])

@@ -3,8 +3,8 @@ clone and with an empty JLBENCH_CACHE, rebuilds the kernel (same build
 hash, same bzImage bytes) and the initramfs (same hash), reruns the try
 and gets the same bits.
 
-Cost: one smoke run of jump-label (--seconds 3, about a minute of icount)
-with the cached smoke kernel, then in the empty cache: extracting and
+Cost: one smoke run of jump-label (--seconds 2, under half a minute of
+icount) with the cached smoke kernel, then in the empty cache: extracting and
 patching the kernel source (about a minute), the jump-label smoke kernel
 and its static-key module, the agent, the initramfs, the plugin, one
 rerun. The kernel build uses the shared ccache ($CCACHE_DIR, else the
@@ -45,7 +45,7 @@ def test_reproduce_sh_gives_the_same_bits_from_a_clean_clone(
              "--out", str(image)])
         run([str(ROOT / "bench" / "run"), "--builds", str(builds),
              "--initramfs", image.read_text().strip(), "--accel", "icount",
-             "--boots", "1", "--seconds", "3", "--clients", "2",
+             "--boots", "1", "--seconds", "2", "--clients", "2",
              "--variants", "jump-label", "--no-aa", "--seed", "7",
              "--timeout", "600", "--quiet",
              "--results-root", str(tmp_path / "results"),
