@@ -34,10 +34,10 @@ os.environ.setdefault("JLBENCH_CALIBRATION", str(
 # of their own, beside all of these).
 FIRST = ("test_bisect", "test_profile", "test_reproduce",
          "test_bench_slurm_boot", "test_bench_parallel_boot",
-         "test_source_boot", "test_bench_integration",
-         "test_module_boot", "test_model_validation", "test_bench_pipe_boot",
-         "test_s390x_boot", "test_guest_image_boot", "test_nested_kvm",
-         "test_plugin_boot", "test_plugin_crosscheck")
+         "test_source_boot", "test_guest_image_boot",
+         "test_bench_integration", "test_module_boot",
+         "test_model_validation", "test_bench_pipe_boot", "test_s390x_boot",
+         "test_nested_kvm", "test_plugin_boot", "test_plugin_crosscheck")
 
 
 def pytest_configure(config):
