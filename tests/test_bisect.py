@@ -7,8 +7,8 @@ adds one increment to tcp_recvmsg() (on tbench's path, far below the
 floor), the 2nd a loop of 400 volatile increments to tcp_sendmsg(). It is
 bisected over a git repository of the same commits (kept in the cache:
 repository()), so the bisection builds git trees, judges the halving at
-the small change good and names the planted commit. (The search itself,
-over longer ranges, is test_bisect_unit's.) The A/B is conftest's `ab`, whose
+the small change good and names the planted commit. (The search over
+longer ranges is test_bisect_unit's.) The A/B is conftest's `ab`, whose
 runs test_profile reads too.
 """
 import hashlib
