@@ -14,8 +14,9 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis import calibrate, reference  # noqa: E402
-from analysis.load import FormatError, Results  # noqa: E402
+from analysis.results import reference  # noqa: E402
+from analysis.stats import calibrate  # noqa: E402
+from analysis.results.load import FormatError, Results  # noqa: E402
 
 RUN = "20261201T000000Z-abc1234"
 JL = [39.512, 39.634, 39.401, 39.711, 39.588, 39.655]

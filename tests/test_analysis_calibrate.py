@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, run
-from analysis import calibrate
+from analysis.stats import calibrate
 
 COMMITTED = ROOT / "results" / "20261204T002037Z-5f33c7b"
 

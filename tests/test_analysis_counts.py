@@ -8,7 +8,8 @@ import types
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from analysis import facts, load  # noqa: E402
+from analysis.reporting import facts  # noqa: E402
+from analysis.results import load  # noqa: E402
 
 ROWS = """variant,name,value
 jump-label,count.source,"TCG plugin, icount (exact)"

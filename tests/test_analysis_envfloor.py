@@ -11,8 +11,8 @@ from conftest import ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis import envfloor  # noqa: E402
-from analysis.load import Results  # noqa: E402
+from analysis.stats import envfloor  # noqa: E402
+from analysis.results.load import Results  # noqa: E402
 
 SEEDS = 4
 AR = [40.0, 40.2, 39.9, 40.1]

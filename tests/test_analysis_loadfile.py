@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from analysis import loadfile, metrics  # noqa: E402
+from analysis.results import loadfile, metrics  # noqa: E402
 from lib.format import console  # noqa: E402
 
 SMALL = ROOT / "tests" / "fixtures" / "analysis" / "loadfile-small.txt"

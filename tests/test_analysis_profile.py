@@ -15,8 +15,11 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis import check, profile, stats, wherefrom  # noqa: E402
-from analysis.load import Results  # noqa: E402
+from analysis.comparison import profile  # noqa: E402
+from analysis.reporting import wherefrom  # noqa: E402
+from analysis.results import check  # noqa: E402
+from analysis.stats import stats  # noqa: E402
+from analysis.results.load import Results  # noqa: E402
 from lib.format import profile as pf  # noqa: E402
 from lib.format import rawtry  # noqa: E402
 

@@ -9,7 +9,7 @@ from scipy import stats as sst
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from analysis import stats  # noqa: E402
+from analysis.stats import stats  # noqa: E402
 
 
 def test_describe_known_values():
@@ -161,7 +161,7 @@ def test_holm_rejects_step_down_at_the_family_level():
 
 
 def test_aa_verdict_is_family_wise_beside_the_headline():
-    from analysis import verdict
+    from analysis.reporting import verdict
 
     def st(*ps):
         return {"headline": "m0", "metrics": [

@@ -118,9 +118,10 @@ def listed(text, start, columns):
 
 
 def test_formats_md_lists_the_analysis_outputs_columns():
-    from analysis import history, summarize
+    from analysis.results import history
+    from analysis.stats import analyze
     text = FORMATS.read_text()
     assert listed(text, "- `summary.csv` (in the results dir)",
-                  summarize.SUMMARY_COLUMNS) == summarize.SUMMARY_COLUMNS
+                  analyze.SUMMARY_COLUMNS) == analyze.SUMMARY_COLUMNS
     assert listed(text, "- `history.csv` (in the results dir's parent",
                   history.COLUMNS) == history.COLUMNS

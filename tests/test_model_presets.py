@@ -16,7 +16,7 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 
-from analysis import load  # noqa: E402
+from analysis.results import load  # noqa: E402
 from bench.session import cli  # noqa: E402
 from lib import model  # noqa: E402
 from lib.format import schema  # noqa: E402

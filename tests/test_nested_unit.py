@@ -13,7 +13,7 @@ from conftest import ROOT, run
 from test_nested_kvm import STALLED, run_machine, stall_of
 
 sys.path.insert(0, str(ROOT))
-from analysis import facts, render, verdict, view  # noqa: E402
+from analysis.reporting import facts, report, verdict, view  # noqa: E402
 from bench.guest import accel  # noqa: E402
 from bench.session import cli, session  # noqa: E402
 from lib import hostinfo  # noqa: E402
@@ -106,7 +106,7 @@ def test_mode_line_of_a_nested_kvm_run():
     # shown, never compared: no answer, no verdict, no 2011 table
     assert verdict.answer(st).startswith("**Answer.** None from this run")
     assert "compared with nothing" in verdict.verdicts(st)
-    assert "2011 MB/s" not in render.table_2011(st, None)
+    assert "2011 MB/s" not in report.table_2011(st, None)
 
 
 def test_nested_run_help_and_usage_errors(tmp_path):

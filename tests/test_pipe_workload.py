@@ -14,7 +14,8 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from analysis import load, metrics, published  # noqa: E402
+from analysis.models import published  # noqa: E402
+from analysis.results import load, metrics  # noqa: E402
 from bench.session import cli  # noqa: E402
 from bench.tries import plan, runner  # noqa: E402
 from lib.format import console, rawtry, results, schema  # noqa: E402

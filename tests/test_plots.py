@@ -13,7 +13,7 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis import figures, render  # noqa: E402
+from analysis.reporting import figures, report  # noqa: E402
 
 DRAW = str(ROOT / "plots" / "draw")
 ALL = ["throughput", "seeds", "pct_change", "traces", "drift", "branches",
@@ -99,7 +99,7 @@ def test_plots_figures_is_the_one_list(tmp_path):
     assert listed.stdout.split() == figures.NAMES
     (tmp_path / "drawn-from.txt").write_text("20261201T000000Z-abc1234\n")
     (tmp_path / "drift.svg").write_text("<svg/>")
-    lines = render.plots(str(tmp_path), str(tmp_path),
+    lines = report.plots(str(tmp_path), str(tmp_path),
                          "20261201T000000Z-abc1234")
     assert lines == [
         "- [%s](drift.svg) ([PNG](drift.png))" % title if name == "drift"

@@ -17,8 +17,8 @@ import pytest
 
 from conftest import AB_SEEDS as SEEDS, LOOPS, ROOT, cpu_lock, run
 from lib import vmlinux as vml
-from analysis import check
-from analysis.load import Results
+from analysis.results import check
+from analysis.results.load import Results
 from lib.format import identity
 from lib.format import profile as profilefmt
 

@@ -13,7 +13,7 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis import published  # noqa: E402
+from analysis.models import published  # noqa: E402
 from test_analysis import AR, JL, PER_OP, PR  # noqa: E402
 from test_model_presets import MODEL  # noqa: E402
 

@@ -15,7 +15,8 @@ from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis import configs, render  # noqa: E402
+from analysis.comparison import configs  # noqa: E402
+from analysis.reporting import report  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
 PER_OP = synth.GOLDEN_PER_OP
@@ -95,12 +96,12 @@ def check_layout(text, figure):
 def test_title_names_the_kernels_of_the_run():
     st = {"groups": {"main": ["jump-label", "atomic-read", "static-call"],
                      "aa": ["atomic-read.aa"]}, "labels": []}
-    assert render.title(st) == \
+    assert report.title(st) == \
         "# jlbench: jump labels vs atomic reads vs `static-call`, tbench"
     st = {"groups": {"main": [], "aa": ["A", "B"]},
           "labels": [{"label": "A", "variant": "atomic-read"},
                      {"label": "B", "variant": "atomic-read"}]}
-    assert render.title(st) == "# jlbench: A/A control of atomic reads, tbench"
+    assert report.title(st) == "# jlbench: A/A control of atomic reads, tbench"
 
 
 def icount_run(root):

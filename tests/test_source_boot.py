@@ -15,7 +15,7 @@ from conftest import (ROOT, SMOKE_VARIANTS, build_kernels, cpu_lock,
 from test_module_boot import CHECKS, MOD, read_table, selftest
 
 sys.path.insert(0, str(ROOT))
-from analysis import pathkeys  # noqa: E402
+from analysis.comparison import pathkeys  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

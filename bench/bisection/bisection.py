@@ -27,9 +27,9 @@ import subprocess
 import sys
 import time
 
-from analysis import calibrate, stats
-from analysis import profile as fprofile
-from analysis.load import Results, per_run
+from analysis.stats import calibrate, stats
+from analysis.comparison import profile as fprofile
+from analysis.results.load import Results, per_run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))

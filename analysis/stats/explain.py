@@ -10,9 +10,10 @@ position accounts for the MB/s differences between kernels.
 
 import numpy as np
 
-from analysis import metrics, stats
-from analysis import loadfile as lf
-from analysis import fmt as F
+from analysis.results import metrics
+from analysis.stats import stats
+from analysis.results import loadfile as lf
+from analysis.reporting import fmt as F
 from lib.format import console, identity
 
 # (key, what) of the per-run figures compared between labels.

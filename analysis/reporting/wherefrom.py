@@ -2,10 +2,10 @@
 (analysis/profile.py) for analysis/profile-diff, and REPORT.md's section
 "Where the difference comes from" (each kernel against the baseline, with
 plots/profile.svg)."""
-from analysis import fmt as F
-from analysis import profile
-from analysis.load import FormatError
-from analysis.view import head
+from analysis.reporting import fmt as F
+from analysis.comparison import profile
+from analysis.results.load import FormatError
+from analysis.reporting.view import head
 from lib.format import schema
 
 # Functions per comparison in REPORT.md and its figure (analysis/figures.py).

@@ -2,10 +2,12 @@
 (when the run repeats 2011's comparison, view.with_2011) and the
 A/A noise floor, in the headline metric of the mode, against the run's
 baseline (stats.json's)."""
-from analysis import facts, metrics, reference, stats
-from analysis import fmt as F
-from analysis.view import (AA_ONLY, comparisons, headline, metric, unit,
-                           with_2011)
+from analysis.reporting import facts
+from analysis.results import metrics, reference
+from analysis.stats import stats
+from analysis.reporting import fmt as F
+from analysis.reporting.view import (AA_ONLY, comparisons, headline, metric,
+                                     unit, with_2011)
 
 
 def verdict(c, name="throughput_mbps"):

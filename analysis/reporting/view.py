@@ -1,7 +1,8 @@
 """Reading stats.json (analysis/analyze) for REPORT.md: the metric dicts,
 the headline metric, units and the mode in every heading."""
-from analysis import facts, metrics, reference
-from analysis import fmt as F
+from analysis.reporting import facts
+from analysis.results import metrics, reference
+from analysis.reporting import fmt as F
 
 
 def metric(st, name):

@@ -16,13 +16,17 @@ sections, where long tables a reader skims are collapsed (fmt.details).
 import os
 import re
 
-from analysis import configs, convergence, explain, facts, metrics, reference
-from analysis import fmt as F
-from analysis.view import (AA_ONLY, comparisons, fmt_value, head, headline,
-                           metric, unit, with_2011)
-from analysis import (figures, hosts, modelcost, modes, pipe, published,
-                      wherefrom)
-from analysis.verdict import answer, nested, verdicts
+from analysis.comparison import configs
+from analysis.reporting import facts
+from analysis.results import metrics, reference
+from analysis.stats import convergence, explain
+from analysis.reporting import fmt as F
+from analysis.reporting.view import (AA_ONLY, comparisons, fmt_value, head,
+                                     headline, metric, unit, with_2011)
+from analysis.reporting import figures, pipe, wherefrom
+from analysis.models import modelcost, published
+from analysis.stats import clusters, hosts
+from analysis.reporting.verdict import answer, nested, verdicts
 from lib.format import schema
 
 
@@ -339,7 +343,7 @@ def render(res, st, out_path, plots_dir):
         ("Convergence with run length", convergence.section(
             os.path.dirname(res.path), out_dir, plots_dir)),
         ("Statistics", statistics(st)),
-        ("Per-seed distribution and its modes", modes.section(st)),
+        ("Per-seed distribution and its modes", clusters.section(st)),
         ("Branch counts", counters(st)),
         ("Where the difference comes from", wherefrom.section(
             res, st, plots(plots_dir, out_dir, res.run_id, [

@@ -1,7 +1,7 @@
 """REPORT.md sections about the run itself: kernels, selftest, drift,
 host and protocol, confounds, method. Values come from the results dir."""
-from analysis import reference
-from analysis import fmt as F
+from analysis.results import reference
+from analysis.reporting import fmt as F
 from lib import source
 from lib.format import schema
 

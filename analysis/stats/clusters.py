@@ -20,8 +20,8 @@ seeds, and says whether a seed falls in the same mode under every kernel
 """
 import numpy as np
 
-from analysis import fmt as F
-from analysis.load import per_run, split_counter
+from analysis.reporting import fmt as F
+from analysis.results.load import per_run, split_counter
 from lib.format import schema
 
 MIN_SEEDS = 10

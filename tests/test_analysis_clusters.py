@@ -1,4 +1,4 @@
-"""analysis/modes.py: two modes in per-seed values, and what moves with
+"""analysis/clusters.py: two modes in per-seed values, and what moves with
 them, on data with a known answer."""
 import sys
 
@@ -8,27 +8,28 @@ import pandas as pd
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from analysis import modes  # noqa: E402
+from analysis.stats import clusters  # noqa: E402
 
 
 def test_split_finds_two_planted_modes_and_not_one():
     rng = np.random.default_rng(5)
     low = 124600 + rng.normal(0, 8, 18)
     high = 124800 + rng.normal(0, 8, 12)
-    masks = modes.split(np.concatenate([low, high]))
+    masks = clusters.split(np.concatenate([low, high]))
     assert masks is not None
     assert masks[0][:18].all() and not masks[0][18:].any()
-    assert modes.split(124600 + rng.normal(0, 8, 30)) is None
-    assert modes.split(np.concatenate([low[:4], high[:4]])) is None  # n < 10
+    assert clusters.split(124600 + rng.normal(0, 8, 30)) is None
+    # n < 10
+    assert clusters.split(np.concatenate([low[:4], high[:4]])) is None
     # one stray seed is not a mode (each side needs 10% of the seeds)
-    assert modes.split(np.append(124600 + rng.normal(0, 8, 29),
-                                 125000)) is None
+    assert clusters.split(np.append(124600 + rng.normal(0, 8, 29),
+                                    125000)) is None
 
 
 def test_auc_known_answers():
-    assert modes.auc([1, 2, 3], [4, 5]) == 1.0
-    assert modes.auc([4, 5], [1, 2, 3]) == 0.0
-    assert modes.auc([1, 2], [1, 2]) == 0.5
+    assert clusters.auc([1, 2, 3], [4, 5]) == 1.0
+    assert clusters.auc([4, 5], [1, 2, 3]) == 0.0
+    assert clusters.auc([1, 2], [1, 2]) == 0.5
 
 
 def runs(n=20):
@@ -49,7 +50,7 @@ def runs(n=20):
 
 
 def test_analyse_names_the_counter_that_moves_with_the_mode():
-    out = modes.analyse(runs(), ["a", "b"], "ops_per_s")
+    out = clusters.analyse(runs(), ["a", "b"], "ops_per_s")
     a = out["labels"]["a"]
     assert a["n"] == 20 and a["modes"]["sizes"] == [13, 7]
     assert a["modes"]["centres_pct"][1] > 0.19
@@ -63,11 +64,11 @@ def test_analyse_names_the_counter_that_moves_with_the_mode():
 def test_section_says_which_figure_moves():
     st = {"headline": "ops_per_s", "groups": {"main": ["a", "b"],
                                               "aa": []},
-          "seed_modes": modes.analyse(runs(), ["a", "b"], "ops_per_s")}
-    text = modes.section(st)
+          "seed_modes": clusters.analyse(runs(), ["a", "b"], "ops_per_s")}
+    text = clusters.section(st)
     assert "| `a` | 20 |" in text and "two: 13 seeds at" in text
     assert "kernel_insns/op" in text and "a / b: 100% of shared seeds" in text
-    assert "No per-seed distribution" in modes.section({})
+    assert "No per-seed distribution" in clusters.section({})
 
 
 def test_an_outlying_seed_and_the_figure_that_moved_with_it():
@@ -82,9 +83,9 @@ def test_an_outlying_seed_and_the_figure_that_moved_with_it():
                      "ops": ops, "user_insns": str(int(
                          ops * (6630 if slow else 6570 + (i % 3)))),
                      "max_latency_ms": 50.0 + (i % 7)})
-    out = modes.analyse(pd.DataFrame(rows), ["a"], "ops_per_s")
+    out = clusters.analyse(pd.DataFrame(rows), ["a"], "ops_per_s")
     (seed, pct, figs), = out["labels"]["a"]["outliers"]
     assert seed == "1007" and abs(pct + 0.2) < 0.01
     assert [f[0] for f in figs] == ["user_insns/op"] and figs[0][3] > 4
-    assert modes.analyse(pd.DataFrame(rows[:9]), ["a"], "ops_per_s")[
+    assert clusters.analyse(pd.DataFrame(rows[:9]), ["a"], "ops_per_s")[
         "labels"]["a"]["outliers"] == []

@@ -10,10 +10,10 @@ model's, labelled so: not a measurement of any CPU.
 import os
 from collections import namedtuple
 
-from analysis import fmt as F
-from analysis.facts import proto
-from analysis.load import FormatError, read_builds, read_json
-from analysis.view import comparisons, head, headline, metric
+from analysis.reporting import fmt as F
+from analysis.reporting.facts import proto
+from analysis.results.load import FormatError, read_builds, read_json
+from analysis.reporting.view import comparisons, head, headline, metric
 from lib import model
 from lib.format import schema
 

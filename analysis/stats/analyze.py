@@ -11,9 +11,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import (calibrate, explain, facts, hosts, metrics, modes,
-                      reference, stats)
-from analysis.load import longest, per_key, per_run
+from analysis.reporting import facts
+from analysis.results import metrics, reference
+from analysis.stats import calibrate, clusters, explain, hosts, stats
+from analysis.results.load import longest, per_key, per_run
 from lib.format import schema
 
 STEAL_WARN_PCT = 1.0
@@ -315,7 +316,7 @@ def summarize(res, loadfile=None):
         "baseline": baseline, "alpha": stats.ALPHA,
         "power": stats.POWER, "methods": METHODS,
         "calibration": cal,
-        "seed_modes": modes.analyse(runs, main + aa, headline)
+        "seed_modes": clusters.analyse(runs, main + aa, headline)
         if mode == "icount" else None,
         "labels": [infos[lab] for lab in main + aa],
         "groups": groups, "metrics": out_metrics,

@@ -14,7 +14,7 @@ import time
 
 import pandas as pd
 
-from analysis import metrics, reference
+from analysis.results import metrics, reference
 from lib import model
 from lib.format import schema
 

@@ -8,7 +8,7 @@ it has not; analysis/render.py links them in REPORT.md with these titles
 screen. A new figure is a row here, a function in plots/prepare and a
 NAME.gp.
 """
-from analysis import reference
+from analysis.results import reference
 
 VS_BASE = "% change vs {base}"
 

@@ -14,7 +14,7 @@ nothing here applies).
   one node (`bench/run --executor slurm --slurm-args=--nodelist=NODE`).
   Mixed QEMU versions get the same warning as under icount.
 """
-from analysis import fmt as F
+from analysis.reporting import fmt as F
 from lib.format import schema
 
 

@@ -9,8 +9,8 @@ report comes from, and links to it.
 import json
 import os
 
-from analysis import metrics, reference
-from analysis import fmt as F
+from analysis.results import metrics, reference
+from analysis.reporting import fmt as F
 
 STATS = "stats.json"
 

@@ -13,9 +13,12 @@ with the workload's own headline: round trips per second, 10^6 /
 `pipe_usecs_per_op`, perf bench's own clock, guest time under icount);
 analysis/published.py sets its model's deltas beside that table.
 """
-from analysis import facts, hosts, modelcost, published, reference
-from analysis import fmt as F
-from analysis.view import comparisons, head, metric
+from analysis.reporting import facts
+from analysis.models import modelcost, published
+from analysis.results import reference
+from analysis.stats import hosts
+from analysis.reporting import fmt as F
+from analysis.reporting.view import comparisons, head, metric
 from lib.format import schema
 
 WORKLOAD = schema.WORKLOAD["pipe"]

@@ -23,9 +23,10 @@ import json
 
 import pandas as pd
 
-from analysis import calibrate, metrics, reference, stats
-from analysis import fmt as F
-from analysis.load import per_run
+from analysis.results import metrics, reference
+from analysis.stats import calibrate, stats
+from analysis.reporting import fmt as F
+from analysis.results.load import per_run
 from lib.format import schema
 
 

@@ -14,11 +14,11 @@ links to each. Only runs of the built-in kernels against atomic-read
 import os
 from collections import namedtuple
 
-from analysis import fmt as F
-from analysis import pathkeys
-from analysis.facts import linux_of, proto
-from analysis.load import FormatError, Results, read_builds, read_json
-from analysis.view import comparisons, metric, unit, with_2011
+from analysis.reporting import fmt as F
+from analysis.comparison import pathkeys
+from analysis.reporting.facts import linux_of, proto
+from analysis.results.load import FormatError, Results, read_builds, read_json
+from analysis.reporting.view import comparisons, metric, unit, with_2011
 from lib import source
 
 STATS = "stats.json"

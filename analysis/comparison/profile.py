@@ -39,8 +39,11 @@ import os
 
 import pandas as pd
 
-from analysis import benchcmp, calibrate, facts, reference, stats
-from analysis.load import FormatError, Results, longest, newest
+from analysis.comparison import runs
+from analysis.reporting import facts
+from analysis.results import reference
+from analysis.stats import calibrate, stats
+from analysis.results.load import FormatError, Results, longest, newest
 from lib.format import identity
 from lib.format import profile as pf
 
@@ -178,12 +181,12 @@ def floor_points(res_a, res_b, metric):
     """The environment floor (points) of a comparison of the kernel
     totals, as the headline judges it: the difference floor within one
     results dir; across two, the level floor when their environments
-    differ (analysis/benchcmp.py), else none."""
+    differ (analysis/runs.py), else none."""
     name = kernel_column(metric) + "_per_op"
     cal = calibrate.load()
     if res_a.path == res_b.path:
         return calibrate.floor(cal, name, "difference") or 0.0
-    if benchcmp.differences(res_a, res_b):
+    if runs.differences(res_a, res_b):
         return calibrate.floor(cal, name, "level") or 0.0
     return 0.0
 

@@ -14,8 +14,8 @@ import re
 
 import pandas as pd
 
-from analysis import metrics
-from analysis.facts import mode_key
+from analysis.results import metrics
+from analysis.reporting.facts import mode_key
 
 COLUMNS = [
     "run_id", "date", "git_commit", "git_dirty", "kernel_version",

@@ -26,8 +26,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from analysis import reference, stats
-from analysis.load import FormatError, per_key, per_run
+from analysis.results import reference
+from analysis.stats import stats
+from analysis.results.load import FormatError, per_key, per_run
 from lib import ROOT
 
 ALPHA = stats.ALPHA

@@ -26,8 +26,8 @@ comparison rule's measured error rates, into analysis/calibration.json.
 import numpy as np
 import pandas as pd
 
-from analysis import reference
-from analysis.load import FormatError, per_run
+from analysis.results import reference
+from analysis.results.load import FormatError, per_run
 
 BASE = "base"
 

@@ -20,10 +20,11 @@ import os
 import re
 from collections import namedtuple
 
-from analysis import fmt as F
-from analysis import modelcost, summarize
-from analysis.load import FormatError, Results, per_run, split_counter
-from analysis.view import head
+from analysis.reporting import fmt as F
+from analysis.models import modelcost
+from analysis.stats import analyze
+from analysis.results.load import FormatError, Results, per_run, split_counter
+from analysis.reporting.view import head
 from lib import hostinfo, model
 
 DOC = "Documentation/staging/static-keys.rst"
@@ -145,7 +146,7 @@ def figures(res):
         if not all(len(x) for x in v.values()):
             continue
         out[(counter, here)] = Figure(
-            float(v[OFF].mean()), float(v[ON].mean()), summarize.compare(
+            float(v[OFF].mean()), float(v[ON].mean()), analyze.compare(
                 mode, runs[ON].loc[v[ON].index], v[ON],
                 runs[OFF].loc[v[OFF].index], v[OFF], [],
                 "%s vs %s (%s)" % (ON, OFF, here)))

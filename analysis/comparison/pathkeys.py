@@ -15,8 +15,8 @@ the build is not at hand the column says so.
 import bisect
 import os
 
-from analysis import profile
-from analysis.load import FormatError
+from analysis.comparison import profile
+from analysis.results.load import FormatError
 from lib import hostinfo, vmlinux
 
 JUMP = "jump-label"
