@@ -97,8 +97,8 @@
 #   --no-s390x             the same as --s390x none
 #   --results-root DIR     where bench/run makes the results dir (default:
 #                          results/ in the repository)
-#   --report FILE          where REPORT.md goes, its figures in plots/
-#                          beside it (default: REPORT.md and plots/ of the
+#   --report FILE          where REPORT.md goes, its figures in plots/img/
+#                          beside it (default: REPORT.md and plots/img/ of the
 #                          repository)
 #   --dry-run              print what each stage would run, run nothing
 #   -h, --help             this text
@@ -117,7 +117,7 @@ append_args=()
 exec_args=()
 variants=""
 report_file=$JLBENCH_ROOT/REPORT.md
-plots_dir=$JLBENCH_ROOT/plots
+plots_dir=$JLBENCH_ROOT/plots/img
 user_specs=()
 baseline=""
 bench_args=()
@@ -155,7 +155,7 @@ while [[ $# -gt 0 ]]; do
 	--report)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		report_file=$2
-		plots_dir=$(dirname "$2")/plots
+		plots_dir=$(dirname "$2")/plots/img
 		shift 2
 		;;
 	--executor | --slurm-partition | --slurm-account | --slurm-time | --slurm-args)

@@ -137,7 +137,7 @@ def test_ab_of_a_user_patch_through_run_all_and_its_reproduce(
     recorded patch and reruns a try bit for bit."""
     text = ab.report.read_text()
     assert "`loop`" in text and "`jump-label`" in text
-    assert (ab.report.parent / "plots" / "throughput.svg").is_file()
+    assert (ab.report.parent / "plots" / "img" / "throughput.svg").is_file()
     assert "2011" not in text
     assert ab.meta["baseline"] == "jump-label"
     assert sorted(ab.meta["plan"]["variants"]) == ["jump-label", "loop"]
