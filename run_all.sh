@@ -61,10 +61,11 @@
 #                          test suite's, a quick answer) or distro
 #                          (Debian's own configuration, built in only;
 #                          its kernels take about 46 minutes cold: docs/configs.md)
-#   --source VERSION       the kernels' Linux version (lib/source.py): 6.1
-#                          (default) or 6.12, Debian's linux-source package
-#                          of it with our series ported to it; each version
-#                          is its own results dir, set side by side in
+#   --source VERSION       the kernels' Linux version, one of lib/source.py's
+#                          (default: its DEFAULT; both printed at the end of
+#                          this text), Debian's linux-source package of it
+#                          with our series ported to it; each version is
+#                          its own results dir, set side by side in
 #                          REPORT.md's "Kernel versions"
 #   --jobs N               guests at once in bench/run and bench/selftest
 #                          (default: icount, the number of CPUs: icount
@@ -92,8 +93,8 @@
 #                          (selftest-<arch>.csv, REPORT.md's s390x section,
 #                          then rendered again); cold about 5-6 min per
 #                          kernel on 2 cores; with a --source other than
-#                          6.1 the default is none (give --s390x to
-#                          cross-build that version)
+#                          the default one, none is the default (give
+#                          --s390x to cross-build that version)
 #   --no-s390x             the same as --s390x none
 #   --results-root DIR     where bench/run makes the results dir (default:
 #                          results/ in the repository)
@@ -110,7 +111,9 @@ set -euo pipefail
 JLBENCH_STAGE=run_all
 
 config=full
-source=6.1
+SOURCE_PY=$JLBENCH_ROOT/lib/source.py
+default_source=$("$JLBENCH_PYTHON" "$SOURCE_PY" default)
+source=$default_source
 make_jobs=$(nproc)
 jobs_args=()
 append_args=()
@@ -129,6 +132,8 @@ while [[ $# -gt 0 ]]; do
 	case "$1" in
 	-h | --help)
 		usage_header
+		printf '\nLinux versions (--source): %s; the default: %s\n' \
+			"$("$JLBENCH_PYTHON" "$SOURCE_PY" names | paste -sd ' ')" "$default_source"
 		exit 0
 		;;
 	--profile | --boots | --seconds | --clients | --accel | --seed | --workload | --loops)
@@ -216,7 +221,7 @@ done
 
 if [[ -z "$s390x" ]]; then
 	s390x=jump-label
-	if [[ $source != 6.1 ]]; then
+	if [[ $source != "$default_source" ]]; then
 		s390x=none
 		log "s390x: not built for --source $source (give --s390x jump-label|all to cross-build it)"
 	fi

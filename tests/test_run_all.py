@@ -1,6 +1,7 @@
 """run_all.sh: its options and the order of its stages (dry runs), and the
 quick answer's label in the report (smoke kernels)."""
 import json
+import re
 import sys
 
 import pytest
@@ -9,6 +10,8 @@ from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
+
+from lib import source  # noqa: E402
 
 RUN_ALL = str(ROOT / "run_all.sh")
 
@@ -60,6 +63,25 @@ def test_user_variant_runs_beside_its_built_in(tmp_path):
                                  "--variant", spec)
                if s.startswith("kernels")][0]
     assert "--variant plain-read --variant %s" % spec in kernels
+
+
+def test_the_default_linux_version_is_lib_sources():
+    """run_all.sh writes no Linux version of its own: its default --source,
+    the one with an s390x part by default, and its --help's are
+    lib/source.py's DEFAULT."""
+    default = stages()
+    kernels = [s for s in default if s.startswith("kernels")][0]
+    assert "--source %s " % source.DEFAULT in kernels
+    assert [s for s in default if s.startswith("s390x-kernels")]
+    other = [n for n in source.SOURCES if n != source.DEFAULT][0]
+    assert not [s for s in stages("--source", other) if "s390x" in s]
+    assert "the default: %s\n" % source.DEFAULT in \
+        run([RUN_ALL, "--help"]).stdout
+    with open(RUN_ALL) as f:
+        text = f.read()
+    for name in source.SOURCES:
+        assert not re.search(r"(?<![\w.])%s(?![\w.])" % re.escape(name),
+                             text), "a literal %s in run_all.sh" % name
 
 
 @pytest.mark.parametrize("args, msg", [
