@@ -46,12 +46,16 @@ def test_every_mode_describes_itself_fully():
     # the accelerators bench/guest/qemu.py boots are the modes runs.csv may
     # hold
     assert set(qemu.MODES) == set(schema.RUN_MODES)
-    # README describes each mode and quotes the nested one's heading
-    readme = (ROOT / "README.md").read_text()
+    # docs/modes.md (README's link for the modes) describes each mode and
+    # links docs/nested.md, which quotes the nested one's heading
+    assert "](docs/modes.md)" in (ROOT / "README.md").read_text()
+    modes = (ROOT / "docs" / "modes.md").read_text()
     for mode in schema.RUN_MODES:
-        assert "- **%s**" % mode in readme, mode
+        assert "- **%s**" % mode in modes, mode
+    assert "](nested.md)" in modes
+    nested = (ROOT / "docs" / "nested.md").read_text()
     assert '"%s"' % schema.MODE["kvm-nested"].head in " ".join(
-        readme.split())
+        nested.split())
 
 
 def test_the_plugin_prints_the_schemas_counters():
