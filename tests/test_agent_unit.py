@@ -8,6 +8,7 @@ import re
 import struct
 
 from conftest import ROOT, run
+from lib.format import console
 
 AGENT = ROOT / "guest-image" / "agent"
 
@@ -54,6 +55,26 @@ def test_agent_builds_static(tmp_path):
     # The window markers of PROTOCOL.md: 9-byte NOPs with JLB1 / JLB2.
     assert data.count(bytes.fromhex("660f1f8400") + b"JLB1") == 1
     assert data.count(bytes.fromhex("660f1f8400") + b"JLB2") >= 1
+    # its blocks are of the protocol the host reads
+    assert ("JLBENCH-BEGIN\nprotocol=%s\n" % console.PROTOCOL).encode() \
+        in data
+
+
+def test_the_protocol_version_is_console_pys():
+    """The guest protocol's version has one literal on each side of the
+    console: the agent's JLB_PROTOCOL (agent.h, which every block and the
+    start line take) and lib/format/console.py's PROTOCOL; they and
+    PROTOCOL.md's must agree."""
+    header = (AGENT / "agent.h").read_text()
+    m = re.findall(r'^#define JLB_PROTOCOL "([^"]*)"$', header, re.M)
+    assert m == [console.PROTOCOL], \
+        "agent.h JLB_PROTOCOL %s, lib/format/console.py PROTOCOL %r" % (
+            m, console.PROTOCOL)
+    for f in sorted(AGENT.glob("*.[ch]")):
+        assert not re.search(r"protocol[= ]\d", f.read_text()), \
+            "%s: a protocol version of its own (use JLB_PROTOCOL)" % f.name
+    doc = (ROOT / "guest-image" / "PROTOCOL.md").read_text()
+    assert "`protocol=%s`" % console.PROTOCOL in doc
 
 
 def test_agent_refuses_to_run_outside_pid1(tmp_path):

@@ -431,7 +431,7 @@ int main(void)
 	if (mount_fs("devtmpfs", "/dev", "devtmpfs", 0, err) < 0 ||
 	    ensure_console(err) < 0)
 		fail_now("%s", err);
-	say("agent started at %.3f s (protocol 1)", start);
+	say("agent started at %.3f s (protocol " JLB_PROTOCOL ")", start);
 	if (uname(&u) < 0)
 		fail_now("uname: %m");
 	kv_header("kernel", "%s", u.release);

@@ -11,6 +11,14 @@
 
 #include "cmdline.h"
 
+/*
+ * The version of the guest protocol (PROTOCOL.md): protocol=JLB_PROTOCOL
+ * opens every result block. The host's copy is lib/format/console.py's
+ * PROTOCOL, which refuses a block of another version;
+ * tests/test_agent_unit.py fails when the two differ.
+ */
+#define JLB_PROTOCOL "1"
+
 /* sys.c: console output and system plumbing. Functions that can fail
  * return 0 or -1 with a one-line reason in err (JLB_ERR_LEN bytes). */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

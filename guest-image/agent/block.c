@@ -90,7 +90,7 @@ void watchdog_arm(unsigned int seconds)
 	if (sigprocmask(SIG_BLOCK, &set, &old) < 0)
 		fail_now("sigprocmask: %m");
 	n = snprintf(wd_block, sizeof(wd_block),
-		     "\nJLBENCH-BEGIN\nprotocol=1\nstatus=error\n"
+		     "\nJLBENCH-BEGIN\nprotocol=" JLB_PROTOCOL "\nstatus=error\n"
 		     "reason=agent watchdog: no result within %u s\n%.*s"
 		     "JLBENCH-END\n", seconds, (int)header_len, header);
 	wd_len = n > 0 && (size_t)n < sizeof(wd_block) ? (size_t)n : 0;
@@ -106,7 +106,8 @@ void watchdog_arm(unsigned int seconds)
 
 void finish(const char *reason)
 {
-	static const char begin[] = "JLBENCH-BEGIN\nprotocol=1\n";
+	static const char begin[] =
+		"JLBENCH-BEGIN\nprotocol=" JLB_PROTOCOL "\n";
 	static const char end[] = "JLBENCH-END\n";
 	char line[JLB_ERR_LEN + 64];
 	sigset_t set;
