@@ -19,6 +19,9 @@ from collections import namedtuple
 
 BEGIN = "JLBENCH-BEGIN"
 END = "JLBENCH-END"
+# The guest protocol's version, which a block must have: the agent's is
+# JLB_PROTOCOL of guest-image/agent/agent.h (tests/test_agent_unit.py
+# fails when the two differ).
 PROTOCOL = "1"
 
 _KEY_VALUE = re.compile(r"^([a-z0-9_.]+)=(.*)$")
