@@ -77,15 +77,21 @@ OPTION_PENALTIES = [
           "taken as an L3 hit); only with l2="),
 ]
 OPTION_OF = {"l2_miss": "l2"}
+# The reorder buffer the plugin models when it is given no rob=: a copy
+# of bench/plugin/modelcfg.h's MODEL_DEFAULT_ROB, not a choice of its own
+# (tests/test_model_presets.py fails when the two differ). _geometry()
+# passes rob= only when a run's differs, so that the default model's plugin
+# arguments are what they were before the overlap rule. The plugin takes
+# 1..OOO_MAX_ROB (bench/plugin/overlap.h, 65536), a bound, not a default.
+PLUGIN_ROB = "256"
 CORE = [
-    Param("rob", "256", "reorder buffer entries, the overlap rule's window "
-          "(instructions)"),
+    # the default core's is the plugin's own (a default of another value
+    # would be passed as rob=)
+    Param("rob", PLUGIN_ROB, "reorder buffer entries, the overlap rule's "
+          "window (instructions)"),
     Param("width", "4", "dispatch width (instructions a cycle); a window "
           "hides rob / width cycles of a data miss"),
 ]
-# rob= of the plugin's default model (bench/plugin/modelcfg.h
-# MODEL_DEFAULT_ROB): passed to the plugin only when it differs.
-PLUGIN_ROB = "256"
 # The events of each penalty: runs.csv columns (kernel, user).
 PENALTY_EVENTS = {
     "mispredict": ("kernel_mispredicts", "user_mispredicts"),

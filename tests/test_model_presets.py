@@ -146,6 +146,44 @@ def test_the_plugin_accepts_every_preset(tmp_path):
     assert "sets: want a power of two" in got[len(lists)]
 
 
+ROB_C = r"""
+#include <stdio.h>
+#include "modelcfg.h"
+
+int main(void)
+{
+    struct model_cfg c;
+
+    model_cfg_defaults(&c);
+    printf("%llu %d\n", (unsigned long long)c.rob, OOO_MAX_ROB);
+    return 0;
+}
+"""
+
+
+def test_the_default_rob_is_the_plugins(tmp_path):
+    """The modelled core's reorder buffer has one literal in C, the
+    plugin's MODEL_DEFAULT_ROB, and lib/model.py's PLUGIN_ROB copies it:
+    the plugin's default (from its own defaults function) is PLUGIN_ROB,
+    the default core's rob is it (so the default model passes no rob=),
+    and every preset's is within the plugin's bound, OOO_MAX_ROB."""
+    exe = tmp_path / "rob"
+    (tmp_path / "rob.c").write_text(ROB_C)
+    run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(PLUGIN),
+         "-o", str(exe), str(tmp_path / "rob.c")]
+        + [str(PLUGIN / f) for f in ("model.c", "modelcfg.c", "tage.c",
+                                     "overlap.c", "sites.c")])
+    rob, max_rob = map(int, run([str(exe)]).stdout.split())
+    assert rob == int(model.PLUGIN_ROB), \
+        "the plugin's default rob is %d, lib/model.py PLUGIN_ROB %s" % (
+            rob, model.PLUGIN_ROB)
+    defaults = model.settings(())
+    assert defaults["rob"] == model.PLUGIN_ROB
+    assert "rob" not in model.meta(defaults)["geometry"]
+    for name, p in model.PRESETS.items():
+        assert 1 <= int(p.values["rob"]) <= max_rob, name
+
+
 def test_model_set_changes_a_preset_parameter():
     m = resolve("zen4", ["l1d=65536:8", "l2_miss=200"])
     assert m["geometry"]["l1d"] == "65536:8"

@@ -40,7 +40,9 @@ struct model_cfg {
 
 /*
  * model_cfg_defaults() - model off; parameters of a current x86-64 core;
- * no L2, no prefetch, gshare; a reorder buffer of MODEL_DEFAULT_ROB.
+ * no L2, no prefetch, gshare; a reorder buffer of MODEL_DEFAULT_ROB
+ * (lib/model.py's PLUGIN_ROB is its copy, the default core's rob;
+ * tests/test_model_presets.py fails when the two differ).
  */
 #define MODEL_DEFAULT_ROB 256
 void model_cfg_defaults(struct model_cfg *c);
