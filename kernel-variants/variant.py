@@ -30,13 +30,16 @@ Exit codes: 0 done; 1 the spec names something that is not there (said);
 import argparse
 import json
 import os
-import re
 import shlex
 import shutil
 import subprocess
 import sys
 
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from lib import variants  # noqa: E402
+
+NAME_RE = variants.NAME
 DEFAULT_ON = "jump-label"
 SPEC_FILE = "spec.json"
 FRAGMENT = "variant.config"
@@ -82,7 +85,7 @@ def parse(spec, builtins):
     if not eq or not rest:
         raise Bad("--variant %s: a user variant is NAME=PART[,PART...] "
                   "(on:, patches:, config:, tree:)" % spec)
-    if not NAME_RE.match(name):
+    if not NAME_RE.fullmatch(name):
         raise Bad("variant name %r: use lower-case letters, digits, - and _"
                   % name)
     if name in builtins:

@@ -3,7 +3,8 @@
 ROOT is the checkout. Modules: arch (the architecture table), vmlinux
 (reading a kernel image), hostinfo (facts about this host and checkout),
 log (the stage log line), model (the modelled core's parameters and
-cycles); the package format is the results format that bench writes and
+cycles), source (the kernel versions), variants (what a variant may be
+called); the package format is the results format that bench writes and
 analysis reads (lib/README.md).
 """
 import os

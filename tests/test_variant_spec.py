@@ -113,6 +113,7 @@ def test_parse_every_part(tmp_path, monkeypatch):
     ("Mine=on:jump-label", "variant name 'Mine'"),
     ("-x=on:jump-label", "variant name '-x'"),
     ("a.b=on:jump-label", "variant name 'a.b'"),
+    ("mine\n=on:jump-label", "variant name 'mine\\n'"),
     ("=on:jump-label", "variant name ''"),
     ("jump-label=on:atomic-read", "is a built-in variant's"),
     ("mine=foo:bar", "'foo:bar' is not on:VARIANT"),
@@ -135,6 +136,23 @@ def test_parse_errors(spec, says):
     with pytest.raises(Bad) as e:
         parse(spec)
     assert says in str(e.value)
+
+
+def test_the_variant_name_has_one_definition():
+    """lib/variants.py's NAME is the one pattern of a variant's name:
+    variant.py and analysis take it, and no other file of the harness
+    writes it again (plots/draw leaves --history-pair to plots/prepare,
+    which checks it with analysis's)."""
+    from analysis.results import reference
+    from lib import variants
+    assert variant.NAME_RE is variants.NAME
+    assert reference.VARIANT_NAME is variants.NAME
+    assert variants.NAME.fullmatch("mine_2-b")
+    assert not variants.NAME.fullmatch("-x")
+    copies = run(["git", "grep", "--untracked", "-lF", variants.NAME.pattern,
+                  "--", "lib", "kernel-variants", "guest-image", "bench",
+                  "analysis", "plots", "run_all.sh"], cwd=ROOT).stdout
+    assert copies.split() == ["lib/variants.py"], copies
 
 
 def test_parse_config_given_twice(tmp_path):

@@ -6,8 +6,7 @@ Linux commit d430d3d7e646 (2011-03-16): "I ran a series of 'tbench 20' runs
 5 times (with reboots) for 3 configurations, where tracepoints were
 disabled." Only the averages were published (no spread, no hardware named).
 """
-import re
-
+from lib import variants
 from lib.format import schema
 
 SOURCE = ("Jason Baron, Linux commit d430d3d7e646 \"jump label: Introduce "
@@ -18,8 +17,8 @@ SOURCE = ("Jason Baron, Linux commit d430d3d7e646 \"jump label: Introduce "
 BASELINE = schema.BASELINE
 # 2011's baseline: its % changes are against this kernel.
 BASELINE_2011 = "atomic-read"
-# A variant's name (kernel-variants/variant.py NAME_RE).
-VARIANT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+# A variant's name (lib/variants.py, as kernel-variants/variant.py's).
+VARIANT_NAME = variants.NAME
 # 2011's kernels: variant, average MB/s, and what the report calls them.
 KERNELS_2011 = [("jump-label", 815.6, "jump labels"),
                 ("atomic-read", 800.1, "atomic reads"),
