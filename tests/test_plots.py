@@ -1,10 +1,14 @@
 """plots/draw renders real figures with gnuplot from synthetic results;
-plots/prepare writes the data they draw."""
+plots/prepare writes the data they draw; each plots/figures/NAME.gp reads
+only the files and variables its NAME.py declares."""
+import ast
 import csv
+import importlib
 import json
 import re
 import statistics
 import sys
+import types
 
 import pytest
 
@@ -14,6 +18,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 from analysis.reporting import figures, report  # noqa: E402
+import plots.figures  # noqa: E402
+from plots.figures import common  # noqa: E402
 
 DRAW = str(ROOT / "plots" / "draw")
 ALL = ["throughput", "seeds", "pct_change", "traces", "drift", "branches",
@@ -89,11 +95,21 @@ def test_draw_validates_its_options(tmp_path):
 
 
 def test_plots_figures_is_the_one_list(tmp_path):
-    """A NAME.gp per figure of analysis/figures.py and no other; plots/draw
-    takes the names from plots/prepare --list, the report its titles."""
-    gp = sorted(p.stem for p in (ROOT / "plots").glob("*.gp")
-                if p.stem != "common")
-    assert sorted(figures.NAMES) == gp
+    """A NAME.py and a NAME.gp in plots/figures/ per figure of
+    analysis/reporting/figures.py and no other; plots/draw takes the names
+    from plots/prepare --list, the report its titles."""
+    here = ROOT / "plots" / "figures"
+    gp = sorted(p.stem for p in here.glob("*.gp") if p.stem != "common")
+    py = sorted(p.stem for p in here.glob("*.py")
+                if p.stem not in ("__init__", "common"))
+    assert sorted(figures.NAMES) == gp == py
+    assert sorted(p.name for p in here.iterdir()
+                  if p.name != "__pycache__") == sorted(
+        [n + ".py" for n in py] + [n + ".gp" for n in gp]
+        + ["__init__.py", "common.py", "common.gp"])
+    assert plots.figures.NAMES == figures.NAMES
+    assert [m.__name__ for m in plots.figures.FIGURES] == [
+        "plots.figures." + n for n in figures.NAMES]
     assert figures.MAIN in figures.NAMES
     listed = run([PYTHON, str(ROOT / "plots" / "prepare"), "--list"])
     assert listed.stdout.split() == figures.NAMES
@@ -221,3 +237,173 @@ def test_seeds_need_icount_and_two_seeds_per_label(tmp_path, mode, rounds):
     run([PYTHON, str(ROOT / "analysis" / "analyze"), "--no-history", d])
     data, listed = prepared(tmp_path, d)
     assert "throughput" in listed and "seeds" not in listed
+
+
+# gnuplot's own words in plots/figures/*.gp: commands, options, functions.
+# Any other name a script reads is a variable: declared by its module's
+# VARS or common's, or set in the script itself.
+GNUPLOT_WORDS = {
+    "Left", "NaN", "at", "background", "behind", "below", "bmargin",
+    "border", "bottom", "boxes", "boxwidth", "boxxyerror", "by", "center",
+    "data", "do", "dt", "dynamic", "else", "encoding", "eq", "exists", "fc",
+    "fill", "first", "font", "for", "from", "fs", "graph", "grid",
+    "histogram", "histograms", "horizontal", "if", "key", "label", "labels",
+    "layout", "lc", "left", "lines", "linespoints", "linetype", "lmargin",
+    "load", "logscale", "lt", "lw", "maxrows", "multiplot", "noautotitle",
+    "noborder", "noenhanced", "nohead", "nomirror", "notitle", "noytics",
+    "object", "offset", "offsets", "out", "output", "outside", "plot",
+    "pngcairo", "points", "ps", "pt", "rect", "reverse", "rgb", "right",
+    "rmargin", "rotate", "rowstacked", "samplen", "scale", "set", "size",
+    "solid", "spacing", "sprintf", "style", "svg", "terminal", "tics",
+    "title", "tmargin", "to", "top", "unset", "using", "utf8", "value",
+    "variable", "vectors", "width", "with", "word", "x", "xerrorbars",
+    "xlabel", "xrange", "xtic", "xtics", "xzeroaxis", "yerrorbars",
+    "yerrorlines", "ylabel", "yrange", "ytic", "ytics", "yzeroaxis"}
+
+
+def gnuplot_parts(text):
+    """(code, kept) of a gnuplot script without its comments: in code
+    every string literal is "", in kept as it is."""
+    code, kept, i = [], [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "#":
+            i = text.find("\n", i)
+            i = len(text) if i < 0 else i
+        elif c in "\"'":
+            j = i + 1
+            while j < len(text) and text[j] != c:
+                j += 2 if c == '"' and text[j] == "\\" else 1
+            kept.append(text[i:j + 1])
+            code.append('""')
+            i = j + 1
+        else:
+            code.append(c)
+            kept.append(c)
+            i += 1
+    return "".join(code), "".join(kept)
+
+
+def script_reads(path):
+    """(data files, variables, set here) of a gnuplot script: the files it
+    reads from datadir ("branches_%d.dat"), the names its code reads
+    (value(sprintf("ptitle%d", p)) reads "ptitle%d") and the names it
+    sets itself (loop variables too)."""
+    code, kept = gnuplot_parts(path.read_text())
+    files = set(re.findall(
+        r'datadir\s*\.\s*(?:sprintf\s*\(\s*)?"/([^"]+)"', kept))
+    names = set(re.findall(r"(?<![\w$])([A-Za-z_]\w*)", code))
+    names |= set(re.findall(
+        r'value\s*\(\s*(?:sprintf\s*\(\s*)?"([^"]+)"', kept))
+    local = set(re.findall(r"\b([A-Za-z_]\w*)\s*=(?!=)", code))
+    return files, names, local
+
+
+def test_script_reader_sees_files_variables_and_locals(tmp_path):
+    """The checker itself, on a script with every form the figures use."""
+    gp = tmp_path / "x.gp"
+    gp.write_text('# a comment naming "/nope.dat" and stray_in_comment\n'
+                  'load datadir."/x.vars"\n'
+                  'set title "vs ".hbase." # not a comment"\n'
+                  'do for [p=1:nx] {\n'
+                  '\tf = datadir.sprintf("/x_%d.dat", p)\n'
+                  '\tset title value(sprintf("ptitle%d", p))\n'
+                  '\tplot f using 1:($2 * 2.5e3) title bname1\n}\n')
+    files, names, local = script_reads(gp)
+    assert files == {"x.vars", "x_%d.dat"}
+    assert {"hbase", "nx", "bname1", "ptitle%d", "datadir"} <= names
+    assert not {"stray_in_comment", "comment", "e3"} & names
+    assert local == {"p", "f"}
+
+
+def declared(patterns):
+    return [common.pattern(v) for v in patterns]
+
+
+@pytest.mark.parametrize("name", ["common"] + figures.NAMES)
+def test_each_script_reads_only_what_its_module_declares(name):
+    """plots/figures/NAME.gp reads from the data dir only the files of
+    NAME.py's FILES and common.py's, and only the variables of their VARS
+    (and plots/draw's: datadir, outfile, fmt), besides its own and
+    gnuplot's words; it reads every file and variable NAME.py declares."""
+    module = importlib.import_module("plots.figures." + name)
+    files, names, local = script_reads(
+        ROOT / "plots" / "figures" / (name + ".gp"))
+    mine = set(module.FILES) | set(common.FILES)
+    assert files <= mine, "%s.gp reads %s: not in the FILES of %s.py or " \
+        "common.py" % (name, sorted(files - mine), name)
+    allowed = declared(set(module.VARS) | set(common.VARS)
+                       | set(common.DRAW_VARS))
+    allowed_names = set(module.VARS) | set(common.VARS)
+    unknown = sorted(n for n in names - local - GNUPLOT_WORDS
+                     - allowed_names
+                     if not any(p.fullmatch(n) for p in allowed))
+    assert not unknown, "%s.gp reads %s: declare them in VARS of %s.py " \
+        "(or common.py), or add gnuplot's own words to GNUPLOT_WORDS" % (
+            name, unknown, name)
+    if name != "common":
+        assert set(module.FILES) <= files, "%s.py writes %s, never read" % (
+            name, sorted(set(module.FILES) - files))
+        unread = [v for v in module.VARS if v not in names and not any(
+            common.pattern(v).fullmatch(n) for n in names)]
+        assert not unread, "%s.py declares %s, never read by %s.gp" % (
+            name, unread, name)
+    assert not (set(module.VARS) | set(common.DRAW_VARS)) & GNUPLOT_WORDS
+
+
+def test_common_files_and_variables_are_read_somewhere():
+    files, names = set(), set()
+    for name in ["common"] + figures.NAMES:
+        f, n, _ = script_reads(ROOT / "plots" / "figures" / (name + ".gp"))
+        files |= f
+        names |= n
+    assert set(common.FILES) <= files
+    assert [v for v in common.VARS + common.DRAW_VARS if v not in names
+            and not any(common.pattern(v).fullmatch(n) for n in names)] == []
+
+
+def test_out_holds_a_module_to_its_declarations(tmp_path):
+    """common.Out writes a module's declared files and variables only,
+    and all of its (unnumbered) variables when it has data."""
+    def module(data, files=("f_%d.dat", "f.vars"), names=("n", "t%d")):
+        m = types.ModuleType("plots.figures.f")
+        m.FILES, m.VARS, m.data = files, names, data
+        return m
+
+    def good(_, out):
+        out.write("f_2.dat", ["1 2"])
+        out.write("f.vars", ["n = 1", 't1 = "a"', "set xtics (1)"])
+        return True
+
+    assert common.Out(str(tmp_path), module(good)).data(None)
+    assert (tmp_path / "f.vars").read_text() == \
+        'n = 1\nt1 = "a"\nset xtics (1)\n'
+    for bad, what in [
+            (lambda _, out: out.write("g.dat", []), "writes g.dat"),
+            (lambda _, out: out.write("f_0.dat", []), "writes f_0.dat"),
+            (lambda _, out: out.write("f.vars", ["m = 1"]), "sets m"),
+            (lambda _, out: out.write("f.vars", ['t1 = "a"']) or True,
+             "leaves out n")]:
+        with pytest.raises(common.Undeclared, match=what):
+            common.Out(str(tmp_path), module(bad)).data(None)
+    # without data, nothing is missing
+    assert not common.Out(str(tmp_path), module(
+        lambda _, out: out.write("f.vars", []))).data(None)
+
+
+def test_analysis_does_not_import_plots():
+    """plots/ imports analysis/, never the reverse (plots/README.md)."""
+    wrong = []
+    for path in sorted((ROOT / "analysis").rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        first = path.read_bytes().split(b"\n", 1)[0]
+        if path.suffix != ".py" and not (first.startswith(b"#!")
+                                         and b"python" in first):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            mods = [a.name for a in node.names] \
+                if isinstance(node, ast.Import) else [node.module or ""] \
+                if isinstance(node, ast.ImportFrom) else []
+            wrong += [str(path) for m in mods if m.split(".")[0] == "plots"]
+    assert wrong == []

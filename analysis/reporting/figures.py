@@ -1,12 +1,13 @@
 """The figures: the one list of them, in REPORT.md's order.
 
-plots/prepare writes each one's data (a function per name) and prints the
-names (`plots/prepare --list`) for plots/draw, which renders plots/NAME.gp
-to NAME.svg and NAME.png when the run has its data, and removes them when
-it has not; analysis/render.py links them in REPORT.md with these titles
+plots/ draws them: its registry (plots/figures/__init__.py) takes the names
+from here, plots/figures/NAME.py writes each one's data and
+plots/figures/NAME.gp renders it to plots/img/NAME.svg and NAME.png when
+the run has its data (plots/draw removes them when it has not);
+analysis/reporting/report.py links them in REPORT.md with these titles
 (titles(): naming the run's baseline) and shows MAIN on the report's first
-screen. A new figure is a row here, a function in plots/prepare and a
-NAME.gp.
+screen. A new figure is a row here and its NAME.py and NAME.gp in
+plots/figures/ (plots/README.md). analysis/ never imports plots/.
 """
 from analysis.results import reference
 

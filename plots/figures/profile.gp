@@ -1,7 +1,8 @@
 # profile.gp: where each kernel's difference from the baseline comes from:
 # its functions whose kernel instructions per tbench operation changed
 # most, ranked, B - A with the interval of the median per-seed difference
-# (analysis/profile.py); red bars: functions with static-key sites.
+# (analysis/comparison/profile.py); red bars: functions with static-key
+# sites.
 load datadir."/profile.vars"
 height = 150 + 330 * nprof
 width = 1100

@@ -1,7 +1,8 @@
 # common.gp: terminal, colours and style shared by every jlbench figure.
 # plots/draw sets: datadir (prepared data), outfile, fmt (svg|png), and the
 # loadpath so that `load "common.gp"` finds this file. A figure that needs
-# more room sets width and height (pixels) before loading it.
+# more room sets width and height (pixels) before loading it. common.vars
+# sets the variables of common.py's VARS for every figure.
 if (!exists("width")) width = 960
 if (!exists("height")) height = 600
 if (fmt eq "svg") {
@@ -17,7 +18,7 @@ set border 3
 set tics nomirror out
 set grid ytics lc rgb "#dddddd" lw 1
 set key noautotitle
-# one colour per variant, the same in every figure (see plots/prepare)
+# one colour per variant, the same in every figure (common.py color())
 set linetype 1 lc rgb "#1f77b4" lw 2 pt 7 ps 1.0
 set linetype 2 lc rgb "#555555" lw 2 pt 5 ps 1.0
 set linetype 3 lc rgb "#ff7f0e" lw 2 pt 9 ps 1.2

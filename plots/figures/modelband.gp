@@ -4,8 +4,8 @@
 # out-of-order core, in order (every penalty in full: the upper bound of
 # the cycles, not of the gain),
 # and the instruction path (the headline), each with its 95% CI
-# (analysis/modelcost.py band()). A model's figures, not a measurement of
-# any CPU. The key sits below the points, one entry a column.
+# (analysis/models/modelcost.py band()). A model's figures, not a
+# measurement of any CPU. The key sits below the points, one entry a column.
 load "common.gp"
 load datadir."/modelband.vars"
 set title "Modelled gain vs ".bbase.", ".bpreset.": instruction path, with overlap, in order (a model, not hardware)\n".mode_title
