@@ -8,6 +8,7 @@ import pandas as pd
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
+from analysis.reporting import seeds  # noqa: E402
 from analysis.stats import clusters  # noqa: E402
 
 
@@ -65,10 +66,10 @@ def test_section_says_which_figure_moves():
     st = {"headline": "ops_per_s", "groups": {"main": ["a", "b"],
                                               "aa": []},
           "seed_modes": clusters.analyse(runs(), ["a", "b"], "ops_per_s")}
-    text = clusters.section(st)
+    text = seeds.distribution(st)
     assert "| `a` | 20 |" in text and "two: 13 seeds at" in text
     assert "kernel_insns/op" in text and "a / b: 100% of shared seeds" in text
-    assert "No per-seed distribution" in clusters.section({})
+    assert "No per-seed distribution" in seeds.distribution({})
 
 
 def test_an_outlying_seed_and_the_figure_that_moved_with_it():

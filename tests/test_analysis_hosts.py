@@ -7,6 +7,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
+from analysis.reporting import facts  # noqa: E402
 from analysis.stats import hosts  # noqa: E402
 
 
@@ -24,7 +25,7 @@ def test_icount_mixes_hosts_but_warns_on_qemu_versions():
     assert hosts.table(r) == [
         {"host": "n1", "qemu_version": "QEMU 7.2", "runs": 1},
         {"host": "n2", "qemu_version": "QEMU 7.2", "runs": 1}]
-    text = hosts.render({"hosts": hosts.table(r)})
+    text = facts.hosts({"hosts": hosts.table(r)})
     assert "| n1 | QEMU 7.2 | 1 |" in text
     r = runs(("ok", "n1", "QEMU 7.2"), ("ok", "n2", "QEMU 8.0"))
     hosts.check(r, "icount", warnings)
@@ -42,4 +43,4 @@ def test_wall_clock_modes_refuse_several_hosts(mode):
 def test_dirs_without_the_columns():
     r = pd.DataFrame([{"status": "ok"}])
     hosts.check(r, "kvm", [])
-    assert hosts.table(r) == [] and hosts.render({}) == ""
+    assert hosts.table(r) == [] and facts.hosts({}) == ""

@@ -13,7 +13,8 @@ from conftest import ROOT, run
 from test_nested_kvm import STALLED, run_machine, stall_of
 
 sys.path.insert(0, str(ROOT))
-from analysis.reporting import facts, report, verdict, view  # noqa: E402
+from analysis.reporting import report, verdict, view  # noqa: E402
+from analysis.results import runinfo  # noqa: E402
 from bench.guest import accel  # noqa: E402
 from bench.session import cli, session  # noqa: E402
 from lib import hostinfo  # noqa: E402
@@ -88,11 +89,11 @@ def test_nested_host_from_env_or_an_emulated_cpu(tmp_path):
 
 def test_mode_line_of_a_nested_kvm_run():
     st = {"mode": "kvm"}
-    assert facts.mode_key(st) == "kvm"
+    assert runinfo.mode_key(st) == "kvm"
     assert view.head(st, "T") == "### T (mode kvm: hardware)"
-    st = dict(st, nested=facts.nested({"host": {"nested": "QEMU TCG"}}),
+    st = dict(st, nested=runinfo.nested({"host": {"nested": "QEMU TCG"}}),
               groups={"main": ["jump-label"]})
-    assert facts.mode_key(st) == "kvm-nested"
+    assert runinfo.mode_key(st) == "kvm-nested"
     line = view.head(st, "T")
     assert "nested in an emulated machine" in line and "not hardware" in line
     nested_mode = schema.MODE["kvm-nested"]
@@ -101,8 +102,8 @@ def test_mode_line_of_a_nested_kvm_run():
                  nested_mode.plot_title):
         assert "hardware throughput" not in text.replace(
             "not hardware throughput", "")
-    assert facts.mode_key({"mode": "icount", "nested": "x"}) == "icount"
-    assert facts.nested({}) is None and facts.nested({"host": {}}) is None
+    assert runinfo.mode_key({"mode": "icount", "nested": "x"}) == "icount"
+    assert runinfo.nested({}) is None and runinfo.nested({"host": {}}) is None
     # shown, never compared: no answer, no verdict, no 2011 table
     assert verdict.answer(st).startswith("**Answer.** None from this run")
     assert "compared with nothing" in verdict.verdicts(st)

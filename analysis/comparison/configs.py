@@ -16,12 +16,12 @@ from collections import namedtuple
 
 from analysis.reporting import fmt as F
 from analysis.comparison import pathkeys
-from analysis.reporting.facts import linux_of, proto
-from analysis.results.load import FormatError, Results, read_builds, read_json
+from analysis.results.runinfo import linux_of, proto
+from analysis.results.peers import analysed
+from analysis.results.load import Results, read_builds
 from analysis.reporting.view import comparisons, metric, unit, with_2011
 from lib import source
 
-STATS = "stats.json"
 JUMP = "jump-label"
 
 
@@ -54,18 +54,11 @@ def peers(res, st, axis):
         return []
     fixed = axis.fixed(res.builds)
     out = [(mine, res.path, st, res.builds)]
-    root = os.path.dirname(res.path)
     want = _protocol(res.meta, st)
     seen = {mine}
-    for name in sorted(os.listdir(root), reverse=True):
-        path = os.path.join(root, name)
-        try:
-            other = read_json(os.path.join(path, STATS))
-            meta = read_json(os.path.join(path, "meta.json"))
-        except FormatError:
-            continue
-        if not other or not meta or path == res.path \
-                or not with_2011(other):
+    for path, meta, other in analysed(os.path.dirname(res.path),
+                                      but=res.path):
+        if not with_2011(other):
             continue
         builds = read_builds({i["variant"] for i in other.get("labels", [])},
                              meta)

@@ -43,7 +43,8 @@ from analysis.comparison import runs
 from analysis.reporting import facts
 from analysis.results import reference
 from analysis.stats import calibrate, stats
-from analysis.results.load import FormatError, Results, longest, newest
+from analysis.results.load import FormatError, Results, longest
+from analysis.results.peers import newest
 from lib.format import identity
 from lib.format import profile as pf
 

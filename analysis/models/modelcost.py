@@ -11,8 +11,9 @@ import os
 from collections import namedtuple
 
 from analysis.reporting import fmt as F
-from analysis.reporting.facts import proto
-from analysis.results.load import FormatError, read_builds, read_json
+from analysis.results.runinfo import proto
+from analysis.results.peers import analysed
+from analysis.results.load import read_builds
 from analysis.reporting.view import comparisons, head, headline, metric
 from lib import model
 from lib.format import schema
@@ -180,24 +181,15 @@ def peers(res, st, want=None):
     mine = kernels(res.meta, st)
     want = want or (lambda meta, other: _protocol(meta, other)
                     == _protocol(res.meta, st))
-    root = os.path.dirname(res.path)
     out = []
-    for name in sorted(os.listdir(root), reverse=True):
-        path = os.path.join(root, name)
-        if path == res.path or not os.path.isdir(path):
-            continue
-        try:
-            other = read_json(os.path.join(path, "stats.json"))
-            meta = read_json(os.path.join(path, "meta.json"))
-        except FormatError:
-            continue
-        if not isinstance(other, dict) or "metrics" not in other or \
-                not meta or not present(other) or \
+    for path, meta, other in analysed(os.path.dirname(res.path),
+                                      but=res.path):
+        if "metrics" not in other or not present(other) or \
                 model_name(meta) is None or not want(meta, other):
             continue
         theirs = kernels(meta, other)
         if theirs and all(mine.get(v) == h for v, h in theirs.items()):
-            out.append((name, meta, other))
+            out.append((os.path.basename(path), meta, other))
     return out
 
 

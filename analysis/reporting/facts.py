@@ -2,49 +2,8 @@
 host and protocol, confounds, method. Values come from the results dir."""
 from analysis.results import reference
 from analysis.reporting import fmt as F
-from lib import source
+from analysis.results.runinfo import linux, mode, proto
 from lib.format import schema
-
-
-def nested(meta):
-    """meta.json's host.nested: why the host was itself an emulated
-    machine, or None (lib/hostinfo.py)."""
-    host = meta.get("host") if isinstance(meta, dict) else None
-    return host.get("nested") if isinstance(host, dict) else None
-
-
-def mode_key(st):
-    """The key of a mode's texts: the mode, or kvm-nested for kvm runs on
-    an emulated host (render() sets st["nested"] from meta.json)."""
-    return schema.mode_key(st["mode"], st.get("nested"))
-
-
-def mode(st):
-    """The lib/format/schema.py Mode of a stats dict: every text about it."""
-    return schema.MODE[mode_key(st)]
-
-
-def linux_of(builds):
-    """The one Linux version ("6.1", "6.12") of a run's builds ({variant:
-    build.json}) by their source package's version, or None when none
-    says or they mix versions."""
-    out = set()
-    for b in builds.values():
-        src = b.get("source") if isinstance(b.get("source"), dict) else {}
-        out.add(source.version_of(src.get("version")))
-    return out.pop() if len(out) == 1 else None
-
-
-def linux(st):
-    """The Linux version of a stats dict (stats.json from before "linux"
-    are all 6.1's)."""
-    return st.get("linux") or source.DEFAULT
-
-
-def proto(meta, key, default=""):
-    """A protocol parameter from meta.json."""
-    p = meta.get("protocol")
-    return p.get(key, default) if isinstance(p, dict) else default
 
 
 def intro(st, res, rel):
@@ -414,3 +373,14 @@ def confounds(st):
 def method(st):
     return "\n".join("- %s: %s" % (k.replace("_", " "), v)
                      for k, v in sorted(st["methods"].items()))
+
+
+def hosts(st):
+    """The report's lines on hosts (none for dirs without the columns)."""
+    rows = st.get("hosts") or []
+    if not rows:
+        return ""
+    return "Runs per host and QEMU version (ok runs):\n\n" + F.table(
+        ["host", "QEMU", "runs"],
+        [[r["host"], r["qemu_version"], r["runs"]] for r in rows],
+        "llr") + "\n\n"

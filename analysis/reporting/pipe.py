@@ -13,12 +13,11 @@ with the workload's own headline: round trips per second, 10^6 /
 `pipe_usecs_per_op`, perf bench's own clock, guest time under icount);
 analysis/published.py sets its model's deltas beside that table.
 """
-from analysis.reporting import facts
 from analysis.models import modelcost, published
-from analysis.results import reference
-from analysis.stats import hosts
+from analysis.reporting import facts
 from analysis.reporting import fmt as F
 from analysis.reporting.view import comparisons, head, metric
+from analysis.results import reference, runinfo
 from lib.format import schema
 
 WORKLOAD = schema.WORKLOAD["pipe"]
@@ -109,7 +108,7 @@ def answer(st):
         return "No comparison against `%s` in this run." % st["baseline"]
     return ("**Answer** (%s): pipe round trips per second of `perf bench "
             "sched pipe` against `%s`: %s." % (
-                facts.mode(st).head, st["baseline"], "; ".join(parts)))
+                runinfo.mode(st).head, st["baseline"], "; ".join(parts)))
 
 
 def workload(res):
@@ -165,7 +164,7 @@ def render(res, st, out_path, plots_dir):
         ("Kernels", facts.builds(res)),
         ("Drift, steal time and failed runs", facts.drift(st)),
         ("Warnings", facts.warnings(st)),
-        ("Host, versions and protocol", hosts.render(st) + facts.meta(res)),
+        ("Host, versions and protocol", facts.hosts(st) + facts.meta(res)),
         ("Method", facts.method(st)),
     ]
     body = "\n\n".join("## %s\n\n%s" % sec for sec in sections)

@@ -17,16 +17,14 @@ import os
 import re
 
 from analysis.comparison import configs
-from analysis.reporting import facts
-from analysis.results import metrics, reference
-from analysis.stats import convergence, explain
+from analysis.models import modelcost, published
+from analysis.reporting import (explain, facts, figures, pipe, seeds,
+                                wherefrom)
 from analysis.reporting import fmt as F
+from analysis.reporting.verdict import answer, nested, verdicts
 from analysis.reporting.view import (AA_ONLY, comparisons, fmt_value, head,
                                      headline, metric, unit, with_2011)
-from analysis.reporting import figures, pipe, wherefrom
-from analysis.models import modelcost, published
-from analysis.stats import clusters, hosts
-from analysis.reporting.verdict import answer, nested, verdicts
+from analysis.results import metrics, reference, runinfo
 from lib.format import schema
 
 
@@ -73,7 +71,7 @@ def table_2011(st, res):
             row.append("(baseline)" if base else (
                 "%s %s" % (F.pct_ci(sc), sc["marker"]) if sc else "n/a"))
         rows.append(row)
-    clients = facts.proto(res.meta, "clients")
+    clients = runinfo.proto(res.meta, "clients")
     vs = "atomic" if old else "`%s`" % st["baseline"]
     header = ["kernel"] + (["2011 MB/s", "2011 vs atomic"] if old else []) \
         + ["here %s, mean [95%% CI]" % unit(name),
@@ -328,7 +326,7 @@ def render(res, st, out_path, plots_dir):
         return pipe.render(res, st, out_path, plots_dir)
     out_dir = os.path.dirname(os.path.abspath(out_path))
     rel = os.path.relpath(res.path, out_dir)
-    st = dict(st, nested=facts.nested(res.meta))
+    st = dict(st, nested=runinfo.nested(res.meta))
     note = facts.config_note(res)
     titles = figures.titles(st["baseline"], with_2011(st))
     top = "\n".join(
@@ -340,10 +338,10 @@ def render(res, st, out_path, plots_dir):
          else "This run", facts.intro(st, res, rel)),
         ("MB/s explained: where in the loadfile the window falls",
          explain.section(st)),
-        ("Convergence with run length", convergence.section(
+        ("Convergence with run length", seeds.convergence(
             os.path.dirname(res.path), out_dir, plots_dir)),
         ("Statistics", statistics(st)),
-        ("Per-seed distribution and its modes", clusters.section(st)),
+        ("Per-seed distribution and its modes", seeds.distribution(st)),
         ("Branch counts", counters(st)),
         ("Where the difference comes from", wherefrom.section(
             res, st, plots(plots_dir, out_dir, res.run_id, [
@@ -361,7 +359,7 @@ def render(res, st, out_path, plots_dir):
     ] + arch_sections(res) + [
         ("Drift, steal time and failed runs", facts.drift(st)),
         ("Warnings", facts.warnings(st)),
-        ("Host, versions and protocol", hosts.render(st) + facts.meta(res)),
+        ("Host, versions and protocol", facts.hosts(st) + facts.meta(res)),
         ("Confounds", facts.confounds(st) + modelcost.confound(st)),
         ("Plots", "\n".join(plots(plots_dir, out_dir, res.run_id, titles))),
         ("Method", facts.method(st)),

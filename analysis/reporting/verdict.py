@@ -2,8 +2,7 @@
 (when the run repeats 2011's comparison, view.with_2011) and the
 A/A noise floor, in the headline metric of the mode, against the run's
 baseline (stats.json's)."""
-from analysis.reporting import facts
-from analysis.results import metrics, reference
+from analysis.results import metrics, reference, runinfo
 from analysis.stats import stats
 from analysis.reporting import fmt as F
 from analysis.reporting.view import (AA_ONLY, comparisons, headline, metric,
@@ -93,14 +92,14 @@ NESTED = ("None from this run: its KVM host was itself an emulated machine "
 
 def nested(st):
     """True for a kvm run whose host was itself emulated."""
-    return facts.mode_key(st) == "kvm-nested"
+    return runinfo.mode_key(st) == "kvm-nested"
 
 
 def answer(st):
     """The first lines of the report: the question answered in words."""
     if nested(st):
         return "**Answer.** %s\n\n%s" % (
-            NESTED, facts.mode(st).sees)
+            NESTED, runinfo.mode(st).sees)
     name = headline(st)
     hm = metric(st, name)
     if hm is None or not st["groups"]["main"]:
@@ -119,14 +118,14 @@ def answer(st):
     if old:
         lines = ["**Answer.** On Linux %s, in %s mode, %s %s %s "
                  "static keys (%s %s, %d %s)" % (
-                     facts.linux(st), facts.mode_key(st), parts[0][0],
+                     runinfo.linux(st), runinfo.mode_key(st), parts[0][0],
                      _effect(first, noun), first["baseline"],
                      first["test_t"],
                      F.p_is(first["p_t"]), n, unit_n)]
     else:
         lines = ["**Answer.** In %s mode, the runs of `%s` %s the runs of "
                  "`%s` (%s %s, %d %s)" % (
-                     facts.mode_key(st), first["label"],
+                     runinfo.mode_key(st), first["label"],
                      _effect(first, noun), first["baseline"],
                      first["test_t"], F.p_is(first["p_t"]), n, unit_n)]
     for what, c in parts[1:]:
@@ -138,7 +137,7 @@ def answer(st):
     else:
         lines[0] += "."
     lines.append("")
-    lines.append(facts.mode(st).sees + " " + st.get(
+    lines.append(runinfo.mode(st).sees + " " + st.get(
         "headline_why", ""))
     side = metric(st, metrics.other(st["mode"])) if "headline" in st \
         else None
@@ -249,7 +248,7 @@ def aa_verdict(st, label):
 
 
 def verdicts(st):
-    out = ["### Verdict (%s)" % facts.mode(st).head, ""]
+    out = ["### Verdict (%s)" % runinfo.mode(st).head, ""]
     if nested(st):
         return "\n".join(out + [NESTED])
     name = headline(st)

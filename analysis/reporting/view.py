@@ -1,7 +1,6 @@
 """Reading stats.json (analysis/analyze) for REPORT.md: the metric dicts,
 the headline metric, units and the mode in every heading."""
-from analysis.reporting import facts
-from analysis.results import metrics, reference
+from analysis.results import metrics, reference, runinfo
 from analysis.reporting import fmt as F
 
 
@@ -40,7 +39,7 @@ def comparisons(m, group):
 
 
 def head(st, title):
-    return "### %s (%s)" % (title, facts.mode(st).head)
+    return "### %s (%s)" % (title, runinfo.mode(st).head)
 
 
 AA_ONLY = ("This results dir holds only an A/A control (one kernel under "

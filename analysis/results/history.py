@@ -15,7 +15,7 @@ import re
 import pandas as pd
 
 from analysis.results import metrics
-from analysis.reporting.facts import mode_key
+from analysis.results.runinfo import mode_key
 
 COLUMNS = [
     "run_id", "date", "git_commit", "git_dirty", "kernel_version",

@@ -254,20 +254,6 @@ class Results:
         return os.path.join(self.path, name)
 
 
-# A results dir's name: its UTC start time and the commit's short sha
-# (lib/format/results.py dir_name), so names sort by time.
-RUN_NAME = re.compile(r"\d{8}T\d{6}Z-\w+")
-
-
-def newest(root):
-    """The newest results dir under root (by name: its start time), or
-    None when root holds none."""
-    names = sorted(n for n in os.listdir(root) if RUN_NAME.fullmatch(n)
-                   and os.path.isfile(os.path.join(root, n, "runs.csv"))) \
-        if os.path.isdir(root) else []
-    return os.path.join(root, names[-1]) if names else None
-
-
 def per_key(ok, values, column):
     """values (one per run of ok) averaged per key of ok's column, e.g.
     perturb_seed or round: a Series indexed by the key."""

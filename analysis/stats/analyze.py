@@ -11,8 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis.reporting import facts
-from analysis.results import metrics, reference
+from analysis.results import metrics, reference, runinfo
 from analysis.stats import calibrate, clusters, explain, hosts, stats
 from analysis.results.load import longest, per_key, per_run
 from lib.format import schema
@@ -300,10 +299,10 @@ def summarize(res, loadfile=None):
     return {
         "schema": 2, "run_id": res.run_id, "mode": mode,
         **({"workload": workload} if workload != "tbench" else {}),
-        "nested": facts.nested(res.meta),
-        "linux": facts.linux_of(res.builds),
+        "nested": runinfo.nested(res.meta),
+        "linux": runinfo.linux_of(res.builds),
         "mode_description": schema.MODE[schema.mode_key(
-            mode, facts.nested(res.meta))].description,
+            mode, runinfo.nested(res.meta))].description,
         "headline": headline,
         "headline_why": schema.MODE[mode].headline_why,
         "lengths": lengths, "seconds": max(lengths) if lengths else None,

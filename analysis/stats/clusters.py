@@ -20,7 +20,6 @@ seeds, and says whether a seed falls in the same mode under every kernel
 """
 import numpy as np
 
-from analysis.reporting import fmt as F
 from analysis.results.load import per_run, split_counter
 from lib.format import schema
 
@@ -182,64 +181,3 @@ def analyse(runs, labels, headline):
     for rec in out.values():
         rec.pop("all_seeds", None)
     return {"labels": out, "same_seed_mode": agree}
-
-
-def section(st):
-    """REPORT.md's per-seed distribution section."""
-    seeds = st.get("seed_modes")
-    if not seeds or not seeds["labels"]:
-        return ("No per-seed distribution: this run has no perturbation "
-                "seeds (only icount runs have them).")
-    unit = "ops/s" if st.get("headline") == "ops_per_s" else "MB/s"
-    rows = []
-    order = st["groups"]["main"] + st["groups"]["aa"]
-    for label in [lab for lab in order if lab in seeds["labels"]]:
-        r = seeds["labels"][label]
-        m = r["modes"]
-        if m:
-            modes = "two: %d seeds at %s, %d at %s (gap %.3f%%)" % (
-                m["sizes"][0], F.pct(m["centres_pct"][0], 3),
-                m["sizes"][1], F.pct(m["centres_pct"][1], 3), m["gap_pct"])
-            sep = "; ".join("%s %s vs %s (AUC %.2f)" % (
-                name, F.val(lo, 5), F.val(hi, 5), a)
-                for name, a, lo, hi in m["separators"]) or "none found"
-        else:
-            modes = "one" if r["n"] >= MIN_SEEDS else \
-                "(fewer than %d seeds)" % MIN_SEEDS
-            sep = "-"
-        rows.append(["`%s`" % label, str(r["n"]), F.val(r["median"], 6),
-                     "%s .. %s" % (F.pct(r["min_pct"], 3),
-                                   F.pct(r["max_pct"], 3)), modes, sep])
-    tails = []
-    for label in [lab for lab in order if lab in seeds["labels"]]:
-        for seed, pct, figs in seeds["labels"][label].get("outliers", []):
-            tails.append("- `%s`, seed %s: %s from the median; %s" % (
-                label, seed, F.pct(pct, 3), "; ".join(
-                    "%s %s (the others' median %s, %+.0f spreads)" % (
-                        name, F.val(x, 5), F.val(m, 5), z)
-                    for name, x, m, z in figs) or "no other figure of its "
-                "run stands out"))
-    text = [F.table(["label", "seeds", "median %s" % unit,
-                     "range (from the median)", "modes",
-                     "what moves with the mode (low vs high mode)"],
-                    rows, "lrrrll"), ""]
-    text.append(
-        "One value per perturbation seed (`plots/seeds.svg` draws them). "
-        "Two modes: the largest gap between sorted values is more than "
-        "%g times the spread inside either side, each side holding %d%% "
-        "of the seeds or more. AUC: how cleanly a figure of the same runs "
-        "tells the modes apart (1 or 0: every run of one mode above every "
-        "run of the other)." % (GAP_FACTOR, int(100 * MIN_SHARE)))
-    if tails:
-        text += ["", "Outlying seeds (more than %g robust spreads from the "
-                 "others), and the figures of the same run that stand out "
-                 "with them (more than %g spreads):" % (OUTLIER_Z,
-                                                        FIGURE_Z), ""] + tails
-    if seeds["same_seed_mode"]:
-        text.append("")
-        text.append("Same seed, same mode? " + "; ".join(
-            "%s: %.0f%% of shared seeds" % (k, 100 * v)
-            for k, v in seeds["same_seed_mode"].items()) + " (100%: the "
-            "mode is a property of the seed's timing, the same under "
-            "every kernel; about 50%: of the kernel and seed together).")
-    return "\n".join(text)

@@ -14,7 +14,6 @@ nothing here applies).
   one node (`bench/run --executor slurm --slurm-args=--nodelist=NODE`).
   Mixed QEMU versions get the same warning as under icount.
 """
-from analysis.reporting import fmt as F
 from lib.format import schema
 
 
@@ -55,14 +54,3 @@ def check(runs, mode, warnings):
             "firmware run in the guest's timeline, so figures may differ "
             "between versions; compare runs of one version"
             % (len(versions), "; ".join(versions)))
-
-
-def render(st):
-    """The report's lines on hosts (none for dirs without the columns)."""
-    rows = st.get("hosts") or []
-    if not rows:
-        return ""
-    return "Runs per host and QEMU version (ok runs):\n\n" + F.table(
-        ["host", "QEMU", "runs"],
-        [[r["host"], r["qemu_version"], r["runs"]] for r in rows],
-        "llr") + "\n\n"

@@ -3,8 +3,7 @@
 (solid) and MB/s (dashed)."""
 import os
 
-from analysis.results import metrics
-from analysis.stats.convergence import find
+from analysis.results import metrics, peers
 from lib.format import schema
 
 from plots.figures.common import color, num, q
@@ -14,7 +13,7 @@ VARS = ("nconv", "conv_run", "ctitle%d", "ccolor%d", "cdash%d")
 
 
 def data(run, out):
-    path, st = find(os.path.dirname(run.res.path))
+    path, st = peers.convergence(os.path.dirname(run.res.path))
     if st is None:
         return False
     series = {}

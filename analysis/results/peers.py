@@ -1,0 +1,56 @@
+"""The other runs under a results/ folder, for the report's sections
+that set a run beside others (configs and versions, the models' band,
+convergence with run length) and for the commands' default dir. One
+finder: only folders named as bench/run names them (RUN_NAME), newest
+first."""
+import os
+import re
+
+from analysis.results.load import FormatError, read_json
+
+# A results dir's name: its UTC start time and the commit's short sha
+# (lib/format/results.py dir_name), so names sort by time.
+RUN_NAME = re.compile(r"\d{8}T\d{6}Z-\w+")
+
+
+def run_dirs(root):
+    """The results dirs under root, newest first (by name: start time)."""
+    if not os.path.isdir(root):
+        return []
+    return [os.path.join(root, n) for n in sorted(os.listdir(root),
+                                                  reverse=True)
+            if RUN_NAME.fullmatch(n) and os.path.isdir(os.path.join(root, n))]
+
+
+def newest(root):
+    """The newest results dir under root with a runs.csv, or None."""
+    for path in run_dirs(root):
+        if os.path.isfile(os.path.join(path, "runs.csv")):
+            return path
+    return None
+
+
+def analysed(root, but=None):
+    """[(path, meta, stats)] of the analysed runs under root (a stats.json
+    and a meta.json that parse), newest first, leaving out the dir but."""
+    out = []
+    for path in run_dirs(root):
+        if but is not None and os.path.samefile(path, but):
+            continue
+        try:
+            st = read_json(os.path.join(path, "stats.json"))
+            meta = read_json(os.path.join(path, "meta.json"))
+        except FormatError:
+            continue
+        if isinstance(st, dict) and st and isinstance(meta, dict) and meta:
+            out.append((path, meta, st))
+    return out
+
+
+def convergence(root):
+    """(path, stats) of the newest analysed run under root with several
+    run lengths (stats.json's "convergence"), or (None, None)."""
+    for path, _, st in analysed(root):
+        if st.get("convergence"):
+            return path, st
+    return None, None

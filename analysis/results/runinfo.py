@@ -1,0 +1,46 @@
+"""What a run was, from its meta.json, build.json copies and stats.json:
+the accelerator mode (with the nested flag), the Linux version, the
+protocol's parameters. Read by every package above results/."""
+from lib import source
+from lib.format import schema
+
+
+def nested(meta):
+    """meta.json's host.nested: why the host was itself an emulated
+    machine, or None (lib/hostinfo.py)."""
+    host = meta.get("host") if isinstance(meta, dict) else None
+    return host.get("nested") if isinstance(host, dict) else None
+
+
+def mode_key(st):
+    """The key of a mode's texts: the mode, or kvm-nested for kvm runs on
+    an emulated host (render() sets st["nested"] from meta.json)."""
+    return schema.mode_key(st["mode"], st.get("nested"))
+
+
+def mode(st):
+    """The lib/format/schema.py Mode of a stats dict: every text about it."""
+    return schema.MODE[mode_key(st)]
+
+
+def linux_of(builds):
+    """The one Linux version ("6.1", "6.12") of a run's builds ({variant:
+    build.json}) by their source package's version, or None when none
+    says or they mix versions."""
+    out = set()
+    for b in builds.values():
+        src = b.get("source") if isinstance(b.get("source"), dict) else {}
+        out.add(source.version_of(src.get("version")))
+    return out.pop() if len(out) == 1 else None
+
+
+def linux(st):
+    """The Linux version of a stats dict (stats.json from before "linux"
+    are all 6.1's)."""
+    return st.get("linux") or source.DEFAULT
+
+
+def proto(meta, key, default=""):
+    """A protocol parameter from meta.json."""
+    p = meta.get("protocol")
+    return p.get(key, default) if isinstance(p, dict) else default
