@@ -13,7 +13,7 @@ from conftest import ROOT, run
 from test_nested_kvm import STALLED, run_machine, stall_of
 
 sys.path.insert(0, str(ROOT))
-from analysis.reporting import report, verdict, view  # noqa: E402
+from analysis.reporting import fmt, report, verdict  # noqa: E402
 from analysis.results import runinfo  # noqa: E402
 from bench.guest import accel  # noqa: E402
 from bench.session import cli, session  # noqa: E402
@@ -90,11 +90,11 @@ def test_nested_host_from_env_or_an_emulated_cpu(tmp_path):
 def test_mode_line_of_a_nested_kvm_run():
     st = {"mode": "kvm"}
     assert runinfo.mode_key(st) == "kvm"
-    assert view.head(st, "T") == "### T (mode kvm: hardware)"
+    assert fmt.head(st, "T") == "### T (mode kvm: hardware)"
     st = dict(st, nested=runinfo.nested({"host": {"nested": "QEMU TCG"}}),
               groups={"main": ["jump-label"]})
     assert runinfo.mode_key(st) == "kvm-nested"
-    line = view.head(st, "T")
+    line = fmt.head(st, "T")
     assert "nested in an emulated machine" in line and "not hardware" in line
     nested_mode = schema.MODE["kvm-nested"]
     for text in (nested_mode.head, nested_mode.sees, nested_mode.what,

@@ -15,7 +15,7 @@ from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis.comparison import configs  # noqa: E402
+from analysis.reporting import configs  # noqa: E402
 from analysis.reporting import report  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"

@@ -14,7 +14,8 @@ from analysis.reporting import fmt as F
 from analysis.results.runinfo import proto
 from analysis.results.peers import analysed
 from analysis.results.load import read_builds
-from analysis.reporting.view import comparisons, head, headline, metric
+from analysis.results.runinfo import comparisons, headline, metric
+from analysis.reporting.fmt import head
 from lib import model
 from lib.format import schema
 

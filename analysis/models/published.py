@@ -24,7 +24,7 @@ from analysis.reporting import fmt as F
 from analysis.models import modelcost
 from analysis.stats import analyze
 from analysis.results.load import FormatError, Results, per_run, split_counter
-from analysis.reporting.view import head
+from analysis.reporting.fmt import head
 from lib import hostinfo, model
 
 DOC = "Documentation/staging/static-keys.rst"

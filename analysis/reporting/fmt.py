@@ -1,12 +1,10 @@
-"""Number formatting shared by REPORT.md and analysis/compare.
+"""Number formatting and Markdown blocks shared by REPORT.md's sections and
+analysis/compare's table, and the heading of every section (the mode).
 
 None and NaN (undefined figures) print as "n/a", never as 0.
 """
-
-
-def missing(x):
-    """True for None, NaN and the empty string."""
-    return x is None or x == "" or (isinstance(x, float) and x != x)
+from analysis.results import metrics, runinfo
+from analysis.results.metrics import missing
 
 
 def val(x, sig=5):
@@ -93,3 +91,23 @@ def details(summary, body):
     Markdown inside an HTML block render."""
     return "<details><summary>%s</summary>\n\n%s\n\n</details>" % (
         summary, body)
+
+
+def fmt_value(name, x):
+    """A throughput figure in the metric's unit."""
+    if name == "ops_per_s":
+        return "n/a" if missing(x) else "%.1f" % x
+    return mbps(x)
+
+
+def unit(name):
+    return metrics.unit(name)
+
+
+def head(st, title):
+    return "### %s (%s)" % (title, runinfo.mode(st).head)
+
+
+AA_ONLY = ("This results dir holds only an A/A control (one kernel under "
+           "two labels, `bench/run --aa`): no variant comparison; see the "
+           "A/A section.")

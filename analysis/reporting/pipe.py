@@ -16,7 +16,8 @@ analysis/published.py sets its model's deltas beside that table.
 from analysis.models import modelcost, published
 from analysis.reporting import facts
 from analysis.reporting import fmt as F
-from analysis.reporting.view import comparisons, head, metric
+from analysis.results.runinfo import comparisons, metric
+from analysis.reporting.fmt import head
 from analysis.results import reference, runinfo
 from lib.format import schema
 

@@ -16,15 +16,14 @@ sections, where long tables a reader skims are collapsed (fmt.details).
 import os
 import re
 
-from analysis.comparison import configs
 from analysis.models import modelcost, published
-from analysis.reporting import (explain, facts, figures, pipe, seeds,
-                                wherefrom)
+from analysis.reporting import (configs, explain, facts, figures, pipe,
+                                seeds, wherefrom)
 from analysis.reporting import fmt as F
+from analysis.reporting.fmt import AA_ONLY, fmt_value, head, unit
 from analysis.reporting.verdict import answer, nested, verdicts
-from analysis.reporting.view import (AA_ONLY, comparisons, fmt_value, head,
-                                     headline, metric, unit, with_2011)
 from analysis.results import metrics, reference, runinfo
+from analysis.results.runinfo import comparisons, headline, metric, with_2011
 from lib.format import schema
 
 

@@ -5,8 +5,8 @@ baseline (stats.json's)."""
 from analysis.results import metrics, reference, runinfo
 from analysis.stats import stats
 from analysis.reporting import fmt as F
-from analysis.reporting.view import (AA_ONLY, comparisons, headline, metric,
-                                     unit, with_2011)
+from analysis.results.runinfo import comparisons, headline, metric, with_2011
+from analysis.reporting.fmt import AA_ONLY, unit
 
 
 def verdict(c, name="throughput_mbps"):

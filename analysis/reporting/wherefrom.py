@@ -5,7 +5,7 @@ plots/profile.svg)."""
 from analysis.reporting import fmt as F
 from analysis.comparison import profile
 from analysis.results.load import FormatError
-from analysis.reporting.view import head
+from analysis.reporting.fmt import head
 from lib.format import schema
 
 # Functions per comparison in REPORT.md and its figure (analysis/figures.py).

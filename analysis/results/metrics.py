@@ -54,3 +54,8 @@ def ops_per_s(runs):
     if "pipe_usecs_per_op" in runs.columns:
         return 1e6 / runs["pipe_usecs_per_op"].astype(float)
     return runs["ops"].astype(float) / runs["seconds"].astype(float)
+
+
+def missing(x):
+    """True for None, NaN and the empty string."""
+    return x is None or x == "" or (isinstance(x, float) and x != x)

@@ -1,6 +1,8 @@
 """What a run was, from its meta.json, build.json copies and stats.json:
 the accelerator mode (with the nested flag), the Linux version, the
-protocol's parameters. Read by every package above results/."""
+protocol's parameters, and stats.json's metrics and comparisons. Read by
+every package above results/."""
+from analysis.results import reference
 from lib import source
 from lib.format import schema
 
@@ -44,3 +46,26 @@ def proto(meta, key, default=""):
     """A protocol parameter from meta.json."""
     p = meta.get("protocol")
     return p.get(key, default) if isinstance(p, dict) else default
+
+
+def metric(st, name):
+    """The metric dict of stats.json named name, or None."""
+    return next((m for m in st["metrics"] if m["metric"] == name), None)
+
+
+def headline(st):
+    """The headline metric of a stats dict (MB/s for stats from before
+    there was one)."""
+    return st.get("headline", "throughput_mbps")
+
+
+def with_2011(st):
+    """Whether a run repeats 2011's comparison (reference.compares_2011):
+    only then is it set beside 2011's figures and spoken of as 2011's
+    three kernels."""
+    return reference.compares_2011(st.get("baseline", reference.BASELINE),
+                                   (st.get("groups") or {}).get("main", []))
+
+
+def comparisons(m, group):
+    return {c["label"]: c for c in m["comparisons"] if c["group"] == group}

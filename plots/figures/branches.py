@@ -1,7 +1,7 @@
 """branches: per counter panel (lib/format/schema.py's counters with a
 panel), each main kernel's count per tbench operation, mean and 95% CI,
 and its change against the baseline."""
-from analysis.reporting.view import metric
+from analysis.results.runinfo import metric
 from lib.format import schema
 
 from plots.figures.common import color, num, q

@@ -7,7 +7,7 @@ import os
 import re
 
 from analysis.reporting import facts
-from analysis.reporting.view import headline
+from analysis.results.runinfo import headline
 from analysis.results import reference
 from analysis.results.load import per_run
 

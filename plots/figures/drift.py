@@ -1,6 +1,6 @@
 """drift: run order vs the headline value, per label; dotted lines
 separate the rounds."""
-from analysis.reporting.view import headline
+from analysis.results.runinfo import headline
 
 from plots.figures.common import labels, num, values
 

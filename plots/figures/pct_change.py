@@ -1,6 +1,6 @@
 """pct_change: each comparison's % change of the headline vs its baseline,
 95% CI, and 2011's value when the run has one."""
-from analysis.reporting.view import headline, metric
+from analysis.results.runinfo import headline, metric
 from analysis.results import metrics
 
 from plots.figures.common import num, q

@@ -3,7 +3,7 @@ from the label's median (left panel); the paired % change of each
 comparison (right): a main label against the baseline on the same seed,
 an A/A twin against its kernel by round, as the report pairs them, with
 the median and its interval."""
-from analysis.reporting.view import headline, metric
+from analysis.results.runinfo import headline, metric
 from analysis.results import metrics
 from analysis.results.load import per_key
 

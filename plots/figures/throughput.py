@@ -1,6 +1,6 @@
 """throughput: every run (boot) as a dot, mean and 95% CI per variant;
 2011's averages (other hardware) printed, not plotted."""
-from analysis.reporting.view import headline, metric, with_2011
+from analysis.results.runinfo import headline, metric, with_2011
 from analysis.results import reference
 
 from plots.figures.common import labels, num, ok_runs, q, values
