@@ -11,6 +11,8 @@ median per-pair % change with its distribution-free interval, pairs
 made by perturbation seed when the dirs share their seeds, else by round;
 otherwise (kvm, tcg) the Fieller CI and Welch t of independent boots.
 
+The figures are here; analysis/reporting/compare.py writes the text.
+
 A label whose kernel is the same in both dirs while something else
 changed measures the environment, not the kernel. Its difference is
 marked `env`, never significant, unless its interval lies beyond the
@@ -20,21 +22,21 @@ floor". A label whose kernel changed together with the environment is
 called significant only beyond that floor too.
 """
 import json
+from collections import namedtuple
 
 import pandas as pd
 
 from analysis.results import metrics, reference
 from analysis.stats import calibrate, stats
-from analysis.reporting import fmt as F
 from analysis.results.load import per_run
 from lib.format import schema
 
 
-def _mode(res):
+def mode_of(res):
     return "/".join(sorted(set(res.runs["mode"])))
 
 
-def _commit(res):
+def commit_of(res):
     git = res.meta.get("git") if isinstance(res.meta.get("git"),
                                             dict) else {}
     return git.get("commit", "?")[:12]
@@ -56,8 +58,8 @@ def setup(res):
     model = meta.get("model")
     plugin = (meta.get("plugin") or {}).get("path") or "none"
     return {
-        "mode": _mode(res),
-        "commit": _commit(res),
+        "mode": mode_of(res),
+        "commit": commit_of(res),
         "image": _one(runs["image_hash"]) if "image_hash" in runs
         else UNKNOWN,
         "QEMU": _one(runs["qemu_version"]) if "qemu_version" in runs
@@ -133,18 +135,16 @@ def judge(c, same_kernel, env_changed, floor):
     return "env" if alone and same_kernel and env_changed else "~"
 
 
-def spread(x, f=F.val):
-    """'40.300 ±0.49%': mean and 95% CI half-width in % of the mean."""
-    d = stats.describe(x)
-    if F.missing(d["ci_lo"]) or not d["mean"]:
-        return f(d["mean"])
-    half = 100.0 * (d["ci_hi"] - d["mean"]) / abs(d["mean"])
-    return "%s ±%.2f%%" % (f(d["mean"]), half)
+# One line of the comparison: name (the metric as the table names it),
+# metric, label, old and new (stats.describe() of each dir's runs), c
+# (the comparison new vs old), n_old, n_new, how (what pairs the runs,
+# "" when unpaired) and mark (judge()).
+Row = namedtuple("Row", "name metric label old new c n_old n_new how mark")
 
 
 def rows(old, new, cal):
-    """Table rows: metric, label, old, new, delta [CI], p, n, marker; cal:
-    the calibration (analysis/calibrate.py load()) or None."""
+    """[Row] per metric and label found in both dirs, the headline first;
+    cal: the calibration (analysis/stats/calibrate.py load()) or None."""
     labels = reference.label_order(
         [lab for lab in old.runs["label"] if lab in set(new.runs["label"])])
     cols_old = set(schema.counter_columns(old.runs.columns))
@@ -153,7 +153,7 @@ def rows(old, new, cal):
     out = []
     env_changed = bool(differences(old, new))
     k_old, k_new = kernels(old), kernels(new)
-    mode = _mode(new)
+    mode = mode_of(new)
     head = metrics.headline(mode) if mode in schema.MODE \
         else "throughput_mbps"
     names = [head] + [m for m in metrics.names() if m != head] + counters
@@ -162,7 +162,6 @@ def rows(old, new, cal):
         name = metric if not thr else metric + (
             " (headline)" if metric == head else "")
         name = name if thr else metric + "/op"
-        f = F.mbps if metric == "throughput_mbps" else F.val
         for lab in labels:
             a, b, how = pairs(old, new, lab, metric)
             if not len(a) or not len(b):
@@ -175,81 +174,6 @@ def rows(old, new, cal):
             mark = judge(c, same, env_changed, floor)
             if env_changed and floor is not None:
                 c["floor_pts"] = floor
-            out.append([name, lab, spread(a, f), spread(b, f), F.pct_ci(c),
-                        "%s %s" % (F.p(c["p_t"]), c["test_t"]),
-                        "%d+%d%s" % (len(a), len(b),
-                                     " by " + how if how else ""), mark])
+            out.append(Row(name, metric, lab, stats.describe(a),
+                           stats.describe(b), c, len(a), len(b), how, mark))
     return out
-
-
-def notes(old, new):
-    out = []
-    if old.baseline != new.baseline:
-        out.append("the dirs have different baselines (%s vs %s): each "
-                   "label is compared with itself, not with a baseline"
-                   % (old.baseline, new.baseline))
-    if _mode(old) != _mode(new):
-        out.append("the runs used different modes (%s vs %s): their "
-                   "absolute figures are not comparable" % (
-                       _mode(old), _mode(new)))
-    for tag, res in (("old", old), ("new", new)):
-        n = res.runs[res.runs["status"] == "ok"].groupby("label").size()
-        small = sorted(lab for lab, k in n.items() if k < 5)
-        if small:
-            out.append("%s: fewer than 5 ok runs for %s: the CIs are wide"
-                       % (tag, ", ".join(small)))
-        failed = int((res.runs["status"] == "failed").sum())
-        if failed:
-            out.append("%s: %d failed tries (see its runs.csv)"
-                       % (tag, failed))
-    return out
-
-
-def what_changed(old, new):
-    """Lines naming what differs between the dirs, kernels included."""
-    k_old, k_new = kernels(old), kernels(new)
-    same = sorted(lab for lab in k_old if k_new.get(lab) == k_old[lab])
-    other = sorted(lab for lab in k_old if lab in k_new and lab not in same)
-    env = differences(old, new)
-    out = ["what differs:" + ("" if env else
-                              " nothing but the runs' own seeds")]
-    out += ["- " + line for line in env]
-    if same:
-        out.append("same kernel in both: %s%s" % (", ".join(same), (
-            " (their differences measure the environment: `env`)"
-            if env else "")))
-    if other:
-        out.append("other kernel: " + ", ".join(
-            "%s %s -> %s" % (lab, k_old[lab], k_new[lab]) for lab in other))
-    return out
-
-
-def render(old, new):
-    """The whole comparison as text (a Markdown table and notes)."""
-    head = ["%s: %s (mode %s, commit %s, baseline %s)" % (
-        tag, res.path, _mode(res), _commit(res), res.baseline)
-        for tag, res in (("old", old), ("new", new))]
-    head += what_changed(old, new) + [""]
-    cal = calibrate.load()
-    body = rows(old, new, cal)
-    if not body:
-        return "\n".join(head + ["No label has ok runs in both dirs."]) + "\n"
-    table = F.table(["metric", "label", "old (mean ±95% CI)",
-                     "new (mean ±95% CI)", "delta [95% CI]", "p (test)",
-                     "n", ""], body, "llrrrrrc")
-    foot = ["", "~: not significant (icount: the interval holds 0, or "
-            "reaches within the environment floor when the environment "
-            "changed; kvm/tcg: Welch t p>=0.05). No correction for "
-            "multiple comparisons."]
-    if any(r[-1] == "env" for r in body):
-        foot.append(
-            "env: the same kernel in both dirs, so the difference comes "
-            "from what else changed (above); not called significant: %s"
-            % ("no environment floor has been measured for it"
-               if cal is None else "its interval reaches "
-               "within the environment floor (analysis/calibration.json)"))
-    if any("env" in r[4] for r in body):
-        foot.append("±X env: the environment floor, beyond which a "
-                    "same-kernel difference is called significant")
-    foot += ["note: " + n for n in notes(old, new)]
-    return "\n".join(head + [table] + foot) + "\n"

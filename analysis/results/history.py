@@ -16,13 +16,9 @@ import pandas as pd
 
 from analysis.results import metrics
 from analysis.results.runinfo import mode_key
+from lib.format import outputs
 
-COLUMNS = [
-    "run_id", "date", "git_commit", "git_dirty", "kernel_version",
-    "config_hash", "profile", "mode", "group", "label", "variant", "n",
-    "failed", "metric", "headline", "mean", "ci_lo", "ci_hi", "baseline",
-    "pct_change", "pct_ci_lo", "pct_ci_hi", "method", "p_t", "marker",
-    "config"]
+COLUMNS = outputs.HISTORY_COLUMNS
 OLD_NAMES = {"mean_mbps": "mean", "ci_lo_mbps": "ci_lo",
              "ci_hi_mbps": "ci_hi"}
 RUN_ID = re.compile(r"^(.+)-([0-9a-f]{4,40})$")

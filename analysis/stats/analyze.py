@@ -14,7 +14,7 @@ import pandas as pd
 from analysis.results import metrics, reference, runinfo
 from analysis.stats import calibrate, clusters, explain, hosts, stats
 from analysis.results.load import longest, per_key, per_run
-from lib.format import schema
+from lib.format import outputs, schema
 
 STEAL_WARN_PCT = 1.0
 MIN_RUNS_2011 = reference.RUNS_2011
@@ -41,11 +41,7 @@ METHODS = {
     "drift": "mean of the second half of rounds vs the first half, per "
              "label",
 }
-SUMMARY_COLUMNS = [
-    "group", "label", "variant", "mode", "metric", "n", "failed", "mean",
-    "stdev", "cov_pct", "min", "max", "ci_lo", "ci_hi", "text", "baseline",
-    "pct_change", "pct_ci_lo", "pct_ci_hi", "method", "p_t", "p_rank",
-    "marker", "mde_pct"]
+SUMMARY_COLUMNS = outputs.SUMMARY_COLUMNS
 
 
 def _groups(runs):
@@ -297,7 +293,7 @@ def summarize(res, loadfile=None):
     values = per_run(ok, headline)[0]
     norm = values / values.groupby(ok["label"]).transform("mean")
     return {
-        "schema": 2, "run_id": res.run_id, "mode": mode,
+        "schema": outputs.STATS_SCHEMA, "run_id": res.run_id, "mode": mode,
         **({"workload": workload} if workload != "tbench" else {}),
         "nested": runinfo.nested(res.meta),
         "linux": runinfo.linux_of(res.builds),
