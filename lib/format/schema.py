@@ -3,8 +3,10 @@ counters, the per-run metrics and the accelerator modes.
 
 bench/ writes runs.csv and samples.csv from these tables, analysis/ reads
 and describes them with them, plots/prepare labels its figures with them,
-and tests check lib/format/FORMATS.md (its tables are
-`python3 -m lib.format.schema`'s output) and the test fixtures against them.
+and tests check lib/format/FORMATS.md (its tables are formats_tables(),
+which `python3 -m lib.format.formats --write` renders there) and the test
+fixtures against them. The analysis outputs' columns are
+lib/format/outputs.py's.
 
 Adding a counter of the branch-count plugin (bench/plugin/branches.c) is
 one entry in PLUGIN_FIELDS: counts.py parses it, results.py gives it a
@@ -433,52 +435,49 @@ def mode_key(mode, nested):
     return "kvm-nested" if mode == "kvm" and nested else mode
 
 
-def _table(header, rows):
+def table(header, rows):
+    """A Markdown table (rows: lists of cells)."""
     out = ["| " + " | ".join(header) + " |",
            "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(out)
 
 
-def _code(x):
+def code(x):
+    """x in backticks, `-` when empty."""
     return "`%s`" % x if x else "-"
 
 
 def formats_tables():
     """{title: Markdown table} of the tables lib/format/FORMATS.md shows."""
     return {
-        "runs.csv columns": _table(
+        "runs.csv columns": table(
             ["column", "unit", "agent key", "meaning"],
-            [[_code(c.name), c.unit or "text", _code(c.block),
+            [[code(c.name), c.unit or "text", code(c.block),
               c.doc + (" (absent in older dirs)" if c.later else "")]
              for c in RUN_COLUMNS]),
-        "counters": _table(
+        "counters": table(
             ["column", "report key", "unit", "name in REPORT.md", "better",
              "plot panel"],
-            [[_code(c.column), _code(c.key), c.unit, c.name,
+            [[code(c.column), code(c.key), c.unit, c.name,
               c.better or "-", c.panel[1] if c.panel else "-"]
              for c in PLUGIN_COUNTERS + PERF_COUNTERS + MODEL_COUNTERS
              + DERIVED_MODEL]),
-        "metrics": _table(
+        "metrics": table(
             ["metric", "unit", "what", "better", "headline in"],
-            [[_code(m.name), m.unit, m.title, m.better,
+            [[code(m.name), m.unit, m.title, m.better,
               ", ".join(x.name for x in MODES if x.headline == m.name)
               or "-"] for m in METRICS]),
-        "workloads": _table(
+        "workloads": table(
             ["workload", "one operation", "metrics", "headline",
              "columns of its own"],
-            [[_code(w.name), w.op, ", ".join(_code(m) for m in w.metrics),
-              _code(w.headline) if w.headline else "the mode's",
-              ", ".join(_code(c.name) for c in w.columns) or "-"]
+            [[code(w.name), w.op, ", ".join(code(m) for m in w.metrics),
+              code(w.headline) if w.headline else "the mode's",
+              ", ".join(code(c.name) for c in w.columns) or "-"]
              for w in WORKLOADS]),
-        "modes": _table(
+        "modes": table(
             ["mode", "in runs.csv", "wall clock", "what its figures are"],
-            [[_code(m.name), "yes" if m.runs_csv else "no (kvm)",
+            [[code(m.name), "yes" if m.runs_csv else "no (kvm)",
               "yes" if m.wall_clock else "no", m.description]
              for m in MODES]),
     }
-
-
-if __name__ == "__main__":
-    for title, text in formats_tables().items():
-        print("<!-- schema: %s -->\n%s\n" % (title, text))
