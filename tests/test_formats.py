@@ -1,17 +1,21 @@
-"""lib/format/schema.py is the one description of the results format: the
-documents, the plugin, the fixtures and the committed results dirs agree
-with it."""
+"""lib/format/schema.py is the one description of the results format (and
+lib/format/outputs.py of the analysis outputs'): the documents, the
+plugin, the fixtures, what analysis writes and the committed results dirs
+agree with it."""
 import csv
+import json
 import pathlib
 import re
 import sys
 
-from conftest import ROOT
+import pytest
+
+from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 from bench.guest import qemu  # noqa: E402
-from lib.format import counts, results, schema  # noqa: E402
+from lib.format import counts, formats, outputs, results, schema  # noqa: E402
 import synth  # noqa: E402
 
 FORMATS = ROOT / "lib" / "format" / "FORMATS.md"
@@ -24,15 +28,38 @@ def header(path):
 
 
 def test_formats_md_tables_are_the_schemas():
+    """Every generated table of FORMATS.md (runs.csv's, the analysis
+    outputs', ...) is what `python3 -m lib.format.formats --write` would
+    write there."""
     text = FORMATS.read_text()
-    for title, table in schema.formats_tables().items():
-        marker = "<!-- schema: %s -->\n" % title
-        assert marker in text, "lib/format/FORMATS.md lacks %r" % marker
-        got = text.split(marker, 1)[1].split("\n\n", 1)[0]
-        assert got == table, (
-            "lib/format/FORMATS.md's %s table is not lib/format/schema.py's: "
-            "paste the output of `python3 -m lib.format.schema` under %r"
-            % (title, marker))
+    assert formats.render(text) == text, (
+        "lib/format/FORMATS.md's tables are not lib/format/schema.py's and "
+        "outputs.py's: run `python3 -m lib.format.formats --write`")
+
+
+def test_the_generator_rewrites_its_tables_and_nothing_else(tmp_path):
+    text = FORMATS.read_text()
+    row = "| `method` | the test of `p_t` |"
+    assert row in text
+    stale = text.replace(row, "| `method` | `Welch t` or `paired t` |")
+    assert formats.render(stale) == text
+    prose = text.replace("Analysis writes three files",
+                         "Analysis writes 3 files")
+    assert prose != text and formats.render(prose) == prose
+    with pytest.raises(ValueError, match="names no generated table"):
+        formats.render(text + "\n<!-- schema: nothing -->\n")
+    with pytest.raises(ValueError, match="summary.csv columns"):
+        formats.render(text.replace(
+            formats.marker("summary.csv columns"), ""))
+    # the command: --check fails on a stale copy, --write mends it
+    copy = tmp_path / "FORMATS.md"
+    copy.write_text(stale)
+    cmd = [PYTHON, "-m", "lib.format.formats", "--file", str(copy)]
+    p = run(cmd + ["--check"], check=False)
+    assert p.returncode == 1 and "--write" in p.stderr
+    run(cmd + ["--write"])
+    assert copy.read_text() == text
+    assert run(cmd + ["--check"], check=False).returncode == 0
 
 
 def test_every_mode_describes_itself_fully():
@@ -112,20 +139,137 @@ def test_runs_csv_headers_are_the_schemas(tmp_path):
         assert header(path.parent / "samples.csv") == schema.SAMPLE_COLUMNS
 
 
-def listed(text, start, columns):
-    """The columns named (in backticks) in the FORMATS.md item that begins
-    with start, in their first order."""
-    item = text.split(start, 1)[1].split("\n- ", 1)[0]
-    names = [t for t in re.findall(r"`([a-z_0-9]+)`", item)
-             if t in columns]
-    return list(dict.fromkeys(names))
+def rows_of(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
 
 
-def test_formats_md_lists_the_analysis_outputs_columns():
-    from analysis.results import history
-    from analysis.stats import analyze
-    text = FORMATS.read_text()
-    assert listed(text, "- `summary.csv` (in the results dir)",
-                  analyze.SUMMARY_COLUMNS) == analyze.SUMMARY_COLUMNS
-    assert listed(text, "- `history.csv` (in the results dir's parent",
-                  history.COLUMNS) == history.COLUMNS
+def outside(rows, columns):
+    """{column: its values outside its closed set} of a file's rows."""
+    bad = {}
+    for c in columns:
+        if c.values is not None:
+            extra = {r[c.name] for r in rows} - set(c.values)
+            if extra:
+                bad[c.name] = sorted(extra)
+    return bad
+
+
+def is_summary_metric(name):
+    """A metric (schema METRICS) or a counter per op."""
+    if name in [m.name for m in schema.METRICS]:
+        return True
+    try:
+        return bool(name.endswith("_per_op")
+                    and schema.counter(name[:-len("_per_op")]))
+    except KeyError:
+        return False
+
+
+def check_summary(path):
+    rows = rows_of(path)
+    assert header(path) == outputs.SUMMARY_COLUMNS, path
+    assert rows, path
+    assert outside(rows, outputs.SUMMARY) == {}, path
+    assert all(is_summary_metric(r["metric"]) for r in rows), path
+    return rows
+
+
+def check_history(path):
+    rows = rows_of(path)
+    assert header(path) == outputs.HISTORY_COLUMNS, path
+    assert rows, path
+    assert outside(rows, outputs.HISTORY) == {}, path
+    return rows
+
+
+def check_stats(path):
+    with open(path) as f:
+        st = json.load(f)
+    assert st["schema"] == outputs.STATS_SCHEMA, path
+    keys = [k.name for k in outputs.STATS_KEYS]
+    assert sorted(set(st) - set(keys)) == [], path
+    always = [k.name for k in outputs.STATS_KEYS if k.when is None]
+    assert sorted(set(always) - set(st)) == [], path
+    return st
+
+
+def test_a_value_outside_a_closed_set_is_caught():
+    ok = {c.name: next(iter(c.values)) if c.values else ""
+          for c in outputs.SUMMARY}
+    assert outside([ok], outputs.SUMMARY) == {}
+    bad = dict(ok, method="Welch t or paired t", group="both")
+    assert outside([ok, bad], outputs.SUMMARY) == {
+        "group": ["both"], "method": ["Welch t or paired t"]}
+    assert is_summary_metric("ops_per_s")
+    assert is_summary_metric("kernel_insns_per_op")
+    assert is_summary_metric("perf_cycles_per_op")
+    assert not is_summary_metric("kernel_insns")
+    assert not is_summary_metric("nothing_per_op")
+
+
+def test_analysis_writes_the_schemas_outputs(tmp_path):
+    """analysis/analyze's summary.csv and history.csv have the schema's
+    columns and only its values, its stats.json the schema's version and
+    keys: on an icount run with an A/A twin, a failed try and counters
+    (one not supported), and a tcg run."""
+    values = [40.21, 40.42, 40.13, 40.52, 40.33, 40.27]
+    base = [40.02, 40.11, 39.93, 40.24, 40.05, 40.10]
+    twin = [40.05, 40.16, 39.97, 40.27, 40.06, 40.13]
+    icount = synth.make_results(
+        str(tmp_path), {"jump-label": values, "atomic-read": base,
+                        "atomic-read.aa": twin},
+        variant_of={"atomic-read.aa": "atomic-read"},
+        failed=[("jump-label", 2)], perf={"branches": "not-supported"},
+        per_op={"jump-label": {"kernel_insns": 50000, "user_insns": 3000},
+                "atomic-read": {"kernel_insns": 50100,
+                                "user_insns": 3000}})
+    tcg = synth.make_results(str(tmp_path), {"jump-label": values,
+                                             "atomic-read": base},
+                             mode="tcg", name="20261202T000000Z-def5678")
+    hist = tmp_path / "history.csv"
+    summary = []
+    for d in (icount, tcg):
+        run([PYTHON, str(ROOT / "analysis" / "analyze"), "-q", "--history",
+             str(hist), d])
+        summary += check_summary(pathlib.Path(d) / "summary.csv")
+        check_stats(pathlib.Path(d) / "stats.json")
+    history = check_history(hist)
+    assert {r["run_id"] for r in history} == {
+        pathlib.Path(d).name for d in (icount, tcg)}
+    # analysis fills every column (a schema column it does not write
+    # would be an empty one)
+    for rows, columns in ((summary, outputs.SUMMARY_COLUMNS),
+                          (history, outputs.HISTORY_COLUMNS)):
+        assert [c for c in columns if not any(r[c] for r in rows)] == []
+    methods = {r["method"] for r in summary + history}
+    # every method of today's rules is written (the old ones no longer)
+    assert methods == set(outputs.METHOD)
+
+
+def test_the_committed_outputs_are_the_schemas():
+    """The committed results dirs' summary.csv and stats.json and
+    results/history.csv (real outputs, of older analyses too)."""
+    dirs = sorted(p.parent for p in (ROOT / "results").glob("*/stats.json"))
+    assert dirs, "no committed results dir to check"
+    for d in dirs:
+        check_summary(d / "summary.csv")
+        check_stats(d / "stats.json")
+    check_history(ROOT / "results" / "history.csv")
+
+
+def test_the_methods_are_the_schemas():
+    """The tests analysis/stats/stats.py names are the schema's methods,
+    and stats.json's methods (analyze.METHODS) name today's."""
+    from analysis.stats import analyze, stats
+    a = [40.2, 40.4, 40.1, 40.5, 40.3, 40.2]
+    b = [40.0, 40.1, 39.9, 40.2, 40.0, 40.1]
+    named = {f(a, b)["test_t"] for f in (stats.compare_unpaired,
+                                         stats.compare_paired,
+                                         stats.compare_median)}
+    assert named <= set(outputs.METHOD) | set(outputs.OLD_METHOD)
+    for method in outputs.METHOD:
+        if method:
+            assert method in analyze.METHODS["tests"], method
+    for method in outputs.OLD_METHOD:
+        assert method not in analyze.METHODS["tests"], method
