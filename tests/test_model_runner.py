@@ -12,7 +12,7 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 
-from analysis.models import modelcost  # noqa: E402
+from analysis.reporting import models  # noqa: E402
 from analysis.results import load  # noqa: E402
 from test_analysis import AR, JL, PER_OP  # noqa: E402
 from test_model_presets import DEFAULT_META, in_order  # noqa: E402
@@ -164,7 +164,7 @@ def test_report_without_the_model_says_how_to_get_it(tmp_path):
     run([PYTHON, str(ROOT / "analysis" / "analyze"), d, "--no-history"])
     out = tmp_path / "REPORT.md"
     run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out)])
-    assert modelcost.NOT_RUN in out.read_text()
+    assert models.NOT_RUN in out.read_text()
 
 
 def test_validation_table_shows_the_known_answers():
@@ -176,8 +176,8 @@ def test_validation_table_shows_the_known_answers():
         ("atomic-read", "model.known_answers", "FAIL"),
         ("atomic-read", "static_keys", "PASS")],
         columns=["variant", "name", "value"])
-    text = modelcost.validation(st)
+    text = models.validation(st)
     assert "| `random_mispredicts_per_iter` | 0.5062 | 0.5072 |" in text
     assert "| `known_answers` | PASS | FAIL |" in text
     assert "static_keys" not in text and "model.source" not in text
-    assert "not checked" in modelcost.validation(st[st.name == "static_keys"])
+    assert "not checked" in models.validation(st[st.name == "static_keys"])

@@ -14,6 +14,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 from analysis.models import published  # noqa: E402
+from analysis.reporting import models  # noqa: E402
 from test_analysis import AR, JL, PER_OP, PR  # noqa: E402
 from test_model_presets import MODEL  # noqa: E402
 
@@ -92,7 +93,7 @@ def test_section_sets_each_model_beside_the_published_change(monkeypatch):
     meta = {"protocol": {"workload": "pipe", "loops": 100000}}
     monkeypatch.setattr(published, "runs", lambda r, s: [
         ("zen4", "20261205T000000Z-aaa0001", meta, st, res)])
-    text = published.section(res, st)
+    text = models.published_section(res, st)
     rows = {ln.split(" | ")[1]: ln for ln in text.splitlines()
             if ln.startswith("| cycles:") or ln.startswith("| branch-")}
     assert "-12.30% [-14.03, -10.57]" in rows["mispredictions (modelled)"]
@@ -114,10 +115,10 @@ def test_section_sets_each_model_beside_the_published_change(monkeypatch):
 def test_section_says_what_is_missing(monkeypatch):
     res = SimpleNamespace(runs=pipe_runs({}))
     monkeypatch.setattr(published, "runs", lambda r, s: [])
-    assert "--workload pipe" in published.section(res, {})
+    assert "--workload pipe" in models.published_section(res, {})
     monkeypatch.setattr(published, "runs", lambda r, s: [
         ("zen4", "RUN1", {}, {"published": None}, res)])
-    text = published.section(res, {})
+    text = models.published_section(res, {})
     assert "RUN1" in text and "no kernel tree in the cache" in text
 
 

@@ -11,8 +11,9 @@ the published ones, each with its interval.
 
 analysis/analyze records the table, read from the kernel tree in the cache
 (published(), record()), in a pipe run's stats.json ("published"), so a
-report re-rendered elsewhere has it. section() is REPORT.md's table: the
-newest analysed pipe run of each model with the same kernels.
+report re-rendered elsewhere has it. REPORT.md's table (the newest
+analysed pipe run of each model with the same kernels) is
+analysis/reporting/models.py's published_section().
 """
 import glob
 import math
@@ -20,12 +21,11 @@ import os
 import re
 from collections import namedtuple
 
-from analysis.reporting import fmt as F
 from analysis.models import modelcost
-from analysis.stats import analyze
 from analysis.results.load import FormatError, Results, per_run, split_counter
-from analysis.reporting.fmt import head
-from lib import hostinfo, model
+from analysis.results.metrics import missing
+from analysis.stats import analyze
+from lib import hostinfo
 
 DOC = "Documentation/staging/static-keys.rst"
 # The two perf stat blocks of DOC, by the words that open them.
@@ -185,152 +185,10 @@ def _overlaps(c, pub):
     """The comparison's interval overlaps the published (pct, lo, hi), or
     None without an interval."""
     lo, hi = c.get("pct_ci_lo"), c.get("pct_ci_hi")
-    if F.missing(lo) or F.missing(hi):
+    if missing(lo) or missing(hi):
         return None
     return lo <= pub[2] and pub[1] <= hi
 
 
-def _changes(table, got, figs):
-    """The % changes, published and each model's (a cell whose interval
-    overlaps the published one marked "overlaps"), and how many cells
-    have an interval and how many of them overlap."""
-    rows, have, overlap = [], 0, 0
-    for counter, here, _ in ROWS:
-        p = published_change(table, counter)
-        cells = []
-        for fig in figs:
-            f = fig.get((counter, here))
-            o = None if f is None else _overlaps(f.change, p)
-            have += o is not None
-            overlap += bool(o)
-            cells.append("n/a" if f is None else F.pct_ci(f.change)
-                         + (" overlaps" if o else ""))
-        rows.append(["%s: %+.2f%% [%+.2f, %+.2f]" % ((counter,) + p), here]
-                    + cells)
-    return F.table(["published: JUMP_LABEL on vs off [95% CI]", "here"]
-                   + ["`%s` (run %s)" % (w, r) for w, r, _, _, _ in got],
-                   rows, "ll" + "r" * len(got)), have, overlap
-
-
-def _scale(table, got, figs):
-    """Per round trip: published off and on (the whole count / the round
-    trips), then each model's atomic-read and jump-label."""
-    rows = []
-    for counter, here, _ in ROWS:
-        scale, unit = (1e6, " us") if counter == "seconds time elapsed" \
-            else (1.0, "")
-        cells = [F.val(table[k][counter][0] / PUBLISHED_LOOPS * scale, 5)
-                 + unit for k in ("off", "on")] + [here]
-        for fig in figs:
-            f = fig.get((counter, here))
-            cells += ["n/a", "n/a"] if f is None else [
-                F.val(f.off, 5) + unit, F.val(f.on, 5) + unit]
-        rows.append([counter] + cells)
-    return F.table(
-        ["per round trip", "published off", "published on", "here"]
-        + ["`%s` `%s`" % (w, k) for w, _, _, _, _ in got for k in (OFF, ON)],
-        rows, "lrrl" + "r" * (2 * len(got)))
-
-
-def _saved(table, got, figs):
-    """Sentences: what jump labels save per round trip, here and
-    published."""
-    def pub(counter):
-        return (table["off"][counter][0] - table["on"][counter][0]) \
-            / PUBLISHED_LOOPS
-
-    def here(fig, counter, what):
-        f = fig.get((counter, what))
-        return None if f is None else f.off - f.on
-    insns = here(figs[0], "instructions", "instructions (counted)")
-    branches = here(figs[0], "branches", "conditional branches (counted)")
-    if insns is None or branches is None:
-        return ""
-    cycles = ["`%s` %.0f" % (w, c) for (w, _, _, _, _), c in zip(got, [
-        here(f, "cycles", "modelled cycles, with overlap") for f in figs])
-        if c is not None]
-    return (
-        "Jump labels save %.0f instructions and %.0f conditional branches "
-        "per round trip here%s; %.0f instructions, %.0f branches (of every "
-        "kind) and %.0f cycles in the published table. A saved conditional "
-        "branch is a static-key check that compiled to a NOP: this path "
-        "runs several times as many per round trip as 3.3's did, so the "
-        "instructions' and branches' %% changes are larger here. " % (
-            insns, branches, ", and modelled cycles with overlap: "
-            + ", ".join(cycles) if cycles else "", pub("instructions"),
-            pub("branches"), pub("cycles")))
-
-
-def section(res, st):
-    """REPORT.md's comparison of the model's deltas with the published
-    ones, or a paragraph saying what is missing."""
-    got = runs(res, st)
-    if not got:
-        return (
-            "No pipe run with the model of these kernels under this "
-            "results dir: `./run_all.sh --workload pipe --variants "
-            "%s,%s --no-aa --boots 6 --model-preset NAME` makes one per "
-            "core preset." % (ON, OFF))
-    pub = next((o["published"] for _, _, _, o, _ in got
-                if o.get("published")), None)
-    if pub is None:
-        return ("The pipe runs (%s) were analysed without the published "
-                "table: no kernel tree in the cache has %s (`lib/deps`, "
-                "then analysis/analyze them again)." % (
-                    ", ".join(r for _, r, _, _, _ in got), DOC))
-    table = {k: {c: tuple(v) for c, v in b.items()}
-             for k, b in pub["table"].items()}
-    figs = [figures(r) for _, _, _, _, r in got]
-    changes, have, overlap = _changes(table, got, figs)
-    loops = {m.get("protocol", {}).get("loops") for _, _, m, _, _ in got}
-    return "\n".join([
-        "**A model against hardware**: the kernel's own %s has a `perf "
-        "stat` table of a JUMP_LABEL-on and a JUMP_LABEL-off kernel on "
-        "`perf bench sched pipe` (%s round trips, 50 runs each, Linux "
-        "3.3.0-rc2, an unnamed CPU), recorded from `$JLBENCH_CACHE/%s` "
-        "when the pipe runs were analysed. Beside each published %% "
-        "change, the same change here, `%s` vs `%s`, from the newest pipe "
-        "run of each core model (`--workload pipe`, %s round trips, paired "
-        "by perturbation seed as a headline; instructions and branches "
-        "are the plugin's exact counts, the rest a model's). %s" % (
-            DOC, "{:,}".format(PUBLISHED_LOOPS), pub["source"], ON, OFF,
-            "/".join("{:,}".format(x) if isinstance(x, int) else str(x)
-                     for x in sorted(loops, key=str)),
-            PRESETS_FIXED), "",
-        head(st, "Published hardware counters vs the model, %s vs %s"
-             % (ON, OFF)), "",
-        changes, "",
-        "Published intervals: 1.96 x the two means' errors (perf stat's "
-        "\"+-\", the stdev of the mean; the enabled kernel's elapsed time "
-        "has none). " + (
-            "%d of the %d changes here with an interval overlap the "
-            "published interval (marked)." % (overlap, have)
-            if have else "No run here has the 6 seeds an "
-            "interval needs."), "",
-        head(st, "Per round trip: published and here"), "",
-        _scale(table, got, figs), "",
-        "Published: the whole count of `perf stat` / %s round trips (it "
-        "includes the start of bash and perf). " % "{:,}".format(
-            PUBLISHED_LOOPS) + _saved(table, got, figs)
-        + DIFFERENCES.format(linux=st.get("linux") or "?")])
-
-
 # The round trips of the published pipe-test.
 PUBLISHED_LOOPS = 100000
-PRESETS_FIXED = (
-    "The presets' parameters were fixed and committed before the first "
-    "pipe run with the model: %s (caches, predictors, penalties) and %s "
-    "(reorder buffer and width); this comparison is shown as it came "
-    "out, never tuned." % model.PRESETS_FIXED_IN)
-
-
-DIFFERENCES = (
-    "What differs, and is left as it is: their kernel was 3.3 with "
-    "JUMP_LABEL on or off, ours Linux {linux} with our atomic-read "
-    "fallback; their "
-    "CPU is unnamed, ours a model; perf stat counted all of `bash -c "
-    "pipe-test` across two CPUs, our window counts one vCPU from perf "
-    "bench's start to its exit; perf's `branches` is every retired "
-    "branch (calls, returns and jumps too), ours the conditional ones; "
-    "elapsed time here is guest time under icount, which follows the "
-    "instruction count, not the cycles.")

@@ -11,14 +11,14 @@ pipe-test of 100,000 round trips, the mean of 50 runs each.
 render() is REPORT.md for a pipe run's stats.json (analysis/summarize.py
 with the workload's own headline: round trips per second, 10^6 /
 `pipe_usecs_per_op`, perf bench's own clock, guest time under icount);
-analysis/published.py sets its model's deltas beside that table.
+analysis/models/published.py sets its model's deltas beside that table.
 """
-from analysis.models import modelcost, published
-from analysis.reporting import facts
+from analysis.models import published
+from analysis.reporting import facts, models
 from analysis.reporting import fmt as F
-from analysis.results.runinfo import comparisons, metric
 from analysis.reporting.fmt import head
 from analysis.results import reference, runinfo
+from analysis.results.runinfo import comparisons, metric
 from lib.format import schema
 
 WORKLOAD = schema.WORKLOAD["pipe"]
@@ -135,7 +135,7 @@ def workload(res):
 
 def model(st, res):
     """modelcost's section, in this workload's words."""
-    text = modelcost.section(st, res)
+    text = models.section(st, res)
     return text.replace("per tbench operation", "per pipe round trip") \
         .replace("inside tbench's window", "inside perf bench's window")
 
@@ -161,7 +161,8 @@ def render(res, st, out_path, plots_dir):
                  % st["baseline"]), "", counters(st)])),
         ("Modelled hardware cost", model(st, res)),
     ] + ([("Against published hardware counters",
-           published.section(res, st))] if published.applies(st) else []) + [
+           models.published_section(res, st))]
+         if published.applies(st) else []) + [
         ("Kernels", facts.builds(res)),
         ("Drift, steal time and failed runs", facts.drift(st)),
         ("Warnings", facts.warnings(st)),

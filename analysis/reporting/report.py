@@ -16,9 +16,9 @@ sections, where long tables a reader skims are collapsed (fmt.details).
 import os
 import re
 
-from analysis.models import modelcost, published
-from analysis.reporting import (configs, explain, facts, figures, pipe,
-                                seeds, wherefrom)
+from analysis.models import published
+from analysis.reporting import (configs, explain, facts, figures, models,
+                                pipe, seeds, wherefrom)
 from analysis.reporting import fmt as F
 from analysis.reporting.fmt import AA_ONLY, fmt_value, head, unit
 from analysis.reporting.verdict import answer, nested, verdicts
@@ -349,9 +349,10 @@ def render(res, st, out_path, plots_dir):
          configs.section(res, st, out_dir)),
         (configs.versions_title(),
          configs.versions_section(res, st, out_dir)),
-        ("Modelled hardware cost", modelcost.section(st, res)),
+        ("Modelled hardware cost", models.section(st, res)),
     ] + ([("Against published hardware counters",
-           published.section(res, st))] if published.applies(st) else []) + [
+           models.published_section(res, st))]
+         if published.applies(st) else []) + [
         ("Kernels", facts.builds(res)),
         ("Static-key selftest and microbenchmark",
          facts.selftest(res, st["baseline"])),
@@ -359,7 +360,7 @@ def render(res, st, out_path, plots_dir):
         ("Drift, steal time and failed runs", facts.drift(st)),
         ("Warnings", facts.warnings(st)),
         ("Host, versions and protocol", facts.hosts(st) + facts.meta(res)),
-        ("Confounds", facts.confounds(st) + modelcost.confound(st)),
+        ("Confounds", facts.confounds(st) + models.confound(st)),
         ("Plots", "\n".join(plots(plots_dir, out_dir, res.run_id, titles))),
         ("Method", facts.method(st)),
     ]
