@@ -1,13 +1,14 @@
-"""Imports run one way (bench/README.md draws the layers): every Python
-file's imports of jlbench code are checked against LAYERS, and no bench
-package grows past MAX_MODULES modules."""
+"""Imports run one way (bench/README.md and analysis/README.md draw the
+layers): every Python file's imports of jlbench code are checked against
+LAYERS, and no package of bench/, analysis/ or plots/ grows past
+MAX_MODULES modules."""
 import ast
 import subprocess
 
 from conftest import ROOT
 
 # layer: the layers its files may import (besides their own package). A
-# file's layer is its package (bench.tries), else its folder (analysis).
+# file's layer is its package (bench.tries), else its folder (plots).
 LIB = {"lib"}
 FORMAT = LIB | {"lib.format"}
 GUEST = FORMAT | {"bench.guest"}
@@ -16,7 +17,13 @@ TRIES = GUEST | {"bench.tries"}
 REPLAY = TRIES | {"bench.replay"}
 SESSION = REPLAY | MODEL | {"bench.session"}
 BENCH = SESSION | {"bench"}
-ANALYSIS = FORMAT | {"analysis"}
+RESULTS = FORMAT | {"analysis.results"}
+STATS = RESULTS | {"analysis.stats"}
+COMPARISON = STATS | {"analysis.comparison"}
+MODELS = STATS | {"analysis.models"}
+REPORTING = COMPARISON | MODELS | {"analysis.reporting"}
+# the commands (analysis/analyze, report, ...) and all of analysis/
+ANALYSIS = REPORTING | {"analysis"}
 LAYERS = {
     "lib": LIB,
     "lib.format": FORMAT,
@@ -30,12 +37,17 @@ LAYERS = {
     "bench.timing": BENCH,
     # bench/bisect: builds and runs kernels, judges them by analysis/
     "bench.bisection": BENCH | ANALYSIS | {"bench.bisection"},
+    "analysis.results": RESULTS,
+    "analysis.stats": STATS,
+    "analysis.comparison": COMPARISON,
+    "analysis.models": MODELS,
+    "analysis.reporting": REPORTING,
     "analysis": ANALYSIS,
     "plots": ANALYSIS | {"plots"},
     "guest-image": LIB,
     "kernel-variants": LIB,
 }
-FIRST_PARTY = ("lib", "bench", "analysis")
+FIRST_PARTY = ("lib", "bench", "analysis", "plots")
 MAX_MODULES = 12
 
 
@@ -115,13 +127,31 @@ def test_layer_of_and_imported(tmp_path):
                                         "lib.format"]
     assert "bench.session" not in LAYERS["bench.tries"]
     assert "bench.guest" not in LAYERS["analysis"]
+    # analysis/: numbers below the report, one way
+    assert layer_of("analysis/stats/analyze.py") == "analysis.stats"
+    assert layer_of("analysis/analyze") == "analysis"
+    assert layer_of("plots/figures/seeds.py") == "plots"
+    q = tmp_path / "y.py"
+    q.write_text("from analysis.reporting import fmt as F\n"
+                 "from analysis.results.load import per_run\n"
+                 "from plots.figures import common\n")
+    assert sorted(set(imported(q))) == ["analysis.reporting",
+                                        "analysis.results", "plots"]
+    for lower in ("analysis.results", "analysis.stats",
+                  "analysis.comparison", "analysis.models"):
+        assert "analysis.reporting" not in LAYERS[lower]
+        assert "plots" not in LAYERS[lower]
+    assert "analysis.models" not in LAYERS["analysis.comparison"]
+    assert "plots" not in LAYERS["analysis"]
 
 
-def test_bench_packages_are_small():
+def test_packages_are_small():
     big = []
-    for d in sorted((ROOT / "bench").iterdir()):
-        if d.is_dir() and (d / "__init__.py").exists():
-            n = len([m for m in d.glob("*.py") if m.name != "__init__.py"])
-            if n > MAX_MODULES:
-                big.append("%s: %d modules" % (d.name, n))
+    for top in ("bench", "analysis", "plots"):
+        for d in sorted((ROOT / top).iterdir()):
+            if d.is_dir() and (d / "__init__.py").exists():
+                n = len([m for m in d.glob("*.py")
+                         if m.name != "__init__.py"])
+                if n > MAX_MODULES:
+                    big.append("%s/%s: %d modules" % (top, d.name, n))
     assert not big, big

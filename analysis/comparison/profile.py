@@ -40,10 +40,9 @@ import os
 import pandas as pd
 
 from analysis.comparison import runs
-from analysis.reporting import facts
 from analysis.results import reference
 from analysis.stats import calibrate, stats
-from analysis.results.load import FormatError, Results, longest
+from analysis.results.load import FormatError, Results, counted, longest
 from analysis.results.peers import newest
 from lib.format import identity
 from lib.format import profile as pf
@@ -175,7 +174,7 @@ def per_check(t, metric):
     """What one disabled static-key check costs in t's kernel, in metric
     (selftest.csv), or None when not counted."""
     name = PER_CHECK.get(metric)
-    return facts.counted(t.res.selftest, t.variant, name) if name else None
+    return counted(t.res.selftest, t.variant, name) if name else None
 
 
 def floor_points(res_a, res_b, metric):

@@ -1,7 +1,8 @@
 """REPORT.md sections about the run itself: kernels, selftest, drift,
 host and protocol, confounds, method. Values come from the results dir."""
-from analysis.results import reference
 from analysis.reporting import fmt as F
+from analysis.results import reference
+from analysis.results.load import counted
 from analysis.results.runinfo import linux, mode, proto
 from lib.format import schema
 
@@ -176,16 +177,6 @@ COUNT_LABELS = {
     "count.on_insns_per_iter": "instructions per iteration, key on",
     "count.note": "why a count per iteration is missing",
 }
-
-
-def counted(df, variant, name):
-    """A whole-number figure of selftest.csv (df) for variant, or None
-    when the table has none (not-counted, not-exact, no row)."""
-    if df is None:
-        return None
-    hit = df[(df["variant"] == variant) & (df["name"] == name)]["value"]
-    return int(hit.iloc[0]) if len(hit) == 1 and hit.iloc[0].isdigit() \
-        else None
 
 
 def count_note(df, baseline=reference.BASELINE):

@@ -259,3 +259,13 @@ def per_key(ok, values, column):
     perturb_seed or round: a Series indexed by the key."""
     return pd.Series(values.values, index=ok[column].values) \
         .groupby(level=0).mean()
+
+
+def counted(df, variant, name):
+    """A whole-number figure of selftest.csv (df) for variant, or None
+    when the table has none (not-counted, not-exact, no row)."""
+    if df is None:
+        return None
+    hit = df[(df["variant"] == variant) & (df["name"] == name)]["value"]
+    return int(hit.iloc[0]) if len(hit) == 1 and hit.iloc[0].isdigit() \
+        else None
