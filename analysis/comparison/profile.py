@@ -42,7 +42,8 @@ import pandas as pd
 from analysis.comparison import runs
 from analysis.results import reference
 from analysis.stats import calibrate, stats
-from analysis.results.load import FormatError, Results, counted, longest
+from analysis.results.load import (FormatError, Results, counted, longest,
+                                   ok_rows)
 from analysis.results.peers import newest
 from lib.format import identity
 from lib.format import profile as pf
@@ -79,7 +80,7 @@ def path_of(res, row):
 def ok_runs(res):
     """The ok runs of a results dir the report's statistics use."""
     runs = longest(res.runs)
-    return runs[runs["status"] == "ok"]
+    return ok_rows(runs)
 
 
 def has_profiles(res):

@@ -22,7 +22,8 @@ import re
 from collections import namedtuple
 
 from analysis.models import modelcost
-from analysis.results.load import FormatError, Results, per_run, split_counter
+from analysis.results.load import (FormatError, Results, ok_rows, per_run,
+                                   split_counter)
 from analysis.results.metrics import missing
 from analysis.stats import analyze
 from lib import hostinfo
@@ -133,7 +134,7 @@ def figures(res):
     columns it has: the mean per round trip of atomic-read (off) and
     jump-label (on), and their comparison dict, paired by perturbation
     seed as its headline (the median rule)."""
-    ok = res.runs[res.runs["status"] == "ok"]
+    ok = ok_rows(res.runs)
     mode = ok["mode"].iloc[0] if len(ok) else "icount"
     runs = {lab: ok[ok["label"] == lab] for lab in (ON, OFF)}
     out = {}

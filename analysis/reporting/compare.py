@@ -1,5 +1,6 @@
 """analysis/compare's text: two results dirs side by side, benchstat-style
 (the figures: analysis/comparison/runs.py)."""
+from analysis.results.load import ok_rows
 from analysis.comparison.runs import (commit_of, differences, kernels,
                                       mode_of, rows)
 from analysis.reporting import fmt as F
@@ -26,7 +27,7 @@ def notes(old, new):
                    "absolute figures are not comparable" % (
                        mode_of(old), mode_of(new)))
     for tag, res in (("old", old), ("new", new)):
-        n = res.runs[res.runs["status"] == "ok"].groupby("label").size()
+        n = ok_rows(res.runs).groupby("label").size()
         small = sorted(lab for lab, k in n.items() if k < 5)
         if small:
             out.append("%s: fewer than 5 ok runs for %s: the CIs are wide"

@@ -269,3 +269,8 @@ def counted(df, variant, name):
     hit = df[(df["variant"] == variant) & (df["name"] == name)]["value"]
     return int(hit.iloc[0]) if len(hit) == 1 and hit.iloc[0].isdigit() \
         else None
+
+
+def ok_rows(runs):
+    """The rows of runs.csv (a read_runs() frame) whose try ended ok."""
+    return runs[runs["status"] == "ok"]

@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis.results import metrics, reference, runinfo
 from analysis.stats import calibrate, clusters, explain, hosts, stats
-from analysis.results.load import longest, per_key, per_run
+from analysis.results.load import longest, ok_rows, per_key, per_run
 from lib.format import outputs, schema
 
 STEAL_WARN_PCT = 1.0
@@ -136,7 +136,7 @@ def _comparison_warnings(c, what, drift, warnings):
 def _label_info(runs, label, group, headline):
     """Counts, drift (of the headline metric) and steal of one label."""
     rows = runs[runs["label"] == label]
-    ok = rows[rows["status"] == "ok"]
+    ok = ok_rows(rows)
     failed = rows[rows["status"] == "failed"]
     missing = sorted(set(rows["index"]) - set(ok["index"]))
     steal = 100.0 * ok["steal_ticks"] / ok["total_ticks"]
@@ -181,7 +181,7 @@ def _metric(runs, mode, metric, groups, infos, warnings, baseline,
     """Per-label description and comparisons of one metric against
     baseline; sample size, power and drift warnings for the headline
     metric."""
-    ok_all = runs[runs["status"] == "ok"]
+    ok_all = ok_rows(runs)
     per_label, values, oks = {}, {}, {}
     for label in [lab for g in groups.values() for lab in g]:
         ok = ok_all[ok_all["label"] == label]
@@ -289,7 +289,7 @@ def summarize(res, loadfile=None):
         else None
     out_metrics = [_metric(runs, mode, m, groups, infos, warnings, baseline,
                            headline, cal) for m in names]
-    ok = runs[runs["status"] == "ok"]
+    ok = ok_rows(runs)
     values = per_run(ok, headline)[0]
     norm = values / values.groupby(ok["label"]).transform("mean")
     return {

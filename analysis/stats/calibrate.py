@@ -28,7 +28,7 @@ import numpy as np
 
 from analysis.results import reference
 from analysis.stats import stats
-from analysis.results.load import FormatError, per_key, per_run
+from analysis.results.load import FormatError, ok_rows, per_key, per_run
 from lib import ROOT
 
 ALPHA = stats.ALPHA
@@ -153,7 +153,7 @@ def pools(res, metric):
     (new, base)} of each other kernel's seeds paired with the
     baseline's."""
     runs = res.runs
-    ok = runs[runs["status"] == "ok"].copy()
+    ok = ok_rows(runs).copy()
     values, texts = per_run(ok, metric)
     if texts or values.isna().any():
         raise FormatError("%r is not counted in every ok run" % metric)

@@ -20,6 +20,7 @@ seeds, and says whether a seed falls in the same mode under every kernel
 """
 import numpy as np
 
+from analysis.results.check import MAD_SCALE
 from analysis.results.load import per_run, split_counter
 from lib.format import schema
 
@@ -37,8 +38,9 @@ FIGURES = ("max_latency_ms", "uptime_tbench_start_s", "boot_seconds",
 
 
 def _spread(x):
-    """Robust spread: 1.4826 x the median absolute deviation."""
-    return 1.4826 * float(np.median(np.abs(x - np.median(x)))) if len(x) \
+    """Robust spread: MAD_SCALE x the median absolute deviation (an SD for
+    normal data; analysis/results/check.py's outlier rule uses the same)."""
+    return MAD_SCALE * float(np.median(np.abs(x - np.median(x)))) if len(x) \
         else 0.0
 
 

@@ -10,6 +10,7 @@ position accounts for the MB/s differences between kernels.
 
 import numpy as np
 
+from analysis.results.load import ok_rows
 from analysis.results import metrics
 from analysis.stats import stats
 from analysis.results import loadfile as lf
@@ -33,7 +34,7 @@ def raw_log(res, row):
 def per_run(res, runs, loadfile):
     """A dict per ok run: its labels, measured figures and predictions."""
     out = []
-    ok = runs[runs["status"] == "ok"].sort_values("index")
+    ok = ok_rows(runs).sort_values("index")
     ops = metrics.ops_per_s(ok)
     for i, row in ok.iterrows():
         ticks = console.tbench_ticks(console.read(raw_log(res, row)))

@@ -14,6 +14,7 @@ nothing here applies).
   one node (`bench/run --executor slurm --slurm-args=--nodelist=NODE`).
   Mixed QEMU versions get the same warning as under icount.
 """
+from analysis.results.load import ok_rows
 from lib.format import schema
 
 
@@ -26,7 +27,7 @@ def _values(ok, column):
 def table(runs):
     """[{host, qemu_version, runs}] of the ok runs ([] without the
     columns)."""
-    ok = runs[runs["status"] == "ok"]
+    ok = ok_rows(runs)
     if "host" not in ok.columns:
         return []
     qemu = ok["qemu_version"] if "qemu_version" in ok.columns else ""
@@ -39,7 +40,7 @@ def table(runs):
 def check(runs, mode, warnings):
     """Raise ValueError when a wall-clock dir mixes hosts; append a
     warning when the runs mix QEMU versions."""
-    ok = runs[runs["status"] == "ok"]
+    ok = ok_rows(runs)
     hosts = _values(ok, "host")
     if schema.MODE[mode].wall_clock and len(hosts) > 1:
         raise ValueError(

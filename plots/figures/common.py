@@ -9,7 +9,7 @@ import re
 from analysis.reporting import facts
 from analysis.results.runinfo import headline
 from analysis.results import reference
-from analysis.results.load import per_run
+from analysis.results.load import ok_rows, per_run
 
 # common.gp loads common.vars; throughput.gp and seeds.gp xtics.vars.
 FILES = ("common.vars", "xtics.vars")
@@ -108,7 +108,7 @@ def labels(st):
 
 def ok_runs(run):
     """The ok runs of the run length stats.json summarises."""
-    ok = run.res.runs[run.res.runs["status"] == "ok"]
+    ok = ok_rows(run.res.runs)
     if run.st.get("seconds"):
         ok = ok[ok["seconds"] == run.st["seconds"]]
     return ok

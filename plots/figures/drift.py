@@ -1,5 +1,6 @@
 """drift: run order vs the headline value, per label; dotted lines
 separate the rounds."""
+from analysis.results.load import ok_rows
 from analysis.results.runinfo import headline
 
 from plots.figures.common import labels, num, values
@@ -10,7 +11,7 @@ VARS = ()
 
 def data(run, out):
     st, res = run.st, run.res
-    ok = res.runs[res.runs["status"] == "ok"]
+    ok = ok_rows(res.runs)
     for lab, (i, _) in labels(st).items():
         r = ok[ok["label"] == lab].sort_values("index")
         out.write("drift_%d.dat" % i,

@@ -1,5 +1,6 @@
 """traces: tbench's per-second running average of every run, per label,
 the warm-up marked."""
+from analysis.results.load import ok_rows
 from plots.figures.common import labels, num
 
 FILES = ("trace_%d.dat", "traces.vars")
@@ -10,7 +11,7 @@ def data(run, out):
     res = run.res
     if res.samples is None or res.samples.empty:
         return False
-    ok = res.runs[res.runs["status"] == "ok"]
+    ok = ok_rows(res.runs)
     keys = ["index", "try"] if "try" in res.samples.columns else ["index"]
     s = res.samples.drop(columns=["label", "variant"], errors="ignore") \
         .merge(ok[keys + ["label"]], on=keys)
