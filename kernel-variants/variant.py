@@ -2,7 +2,8 @@
 """A kernel variant as data: a base tree, a patch series, a Kconfig fragment.
 
 The three built-in variants are variants/NAME.config on Debian's
-linux-source tree with our series (patches/). A user variant names the same
+linux-source tree with our series (patches/); their roles are
+variants/variants.tsv (lib/variants.py). A user variant names the same
 three things on the command line of kernel-variants/build (and run_all.sh):
 
   NAME=PART[,PART...]   PART is one of
@@ -40,7 +41,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from lib import variants  # noqa: E402
 
 NAME_RE = variants.NAME
-DEFAULT_ON = "jump-label"
+DEFAULT_ON = variants.DEFAULT_ON
 SPEC_FILE = "spec.json"
 FRAGMENT = "variant.config"
 PATCHES = "patches"

@@ -32,6 +32,7 @@ import argparse
 import sys
 
 from bench.bisection import bisection
+from lib import variants
 
 
 def parse(argv):
@@ -50,9 +51,9 @@ def parse(argv):
                     "end (default 0); git: the good revision")
     ap.add_argument("--bad", help="series: patches at the bad end "
                     "(default: all); git: the bad revision")
-    ap.add_argument("--on", default="jump-label", metavar="VARIANT",
+    ap.add_argument("--on", default=variants.DEFAULT_ON, metavar="VARIANT",
                     help="the built-in variant under the patches "
-                    "(default: jump-label)")
+                    "(default: %(default)s)")
     ap.add_argument("--out", metavar="DIR",
                     help="the bisection's dir: its log, builds lists and "
                     "results dirs")

@@ -254,7 +254,7 @@ def parser():
       help="vCPUs (default: 2 for kvm and tcg; icount is always 1)")
     a("--baseline", metavar="VARIANT",
       help="the kernel every other is compared with, and whose A/A twin "
-           "runs (default: atomic-read, or the first variant)")
+           "runs (default: %s, or the first variant)" % schema.BASELINE)
     a("--aa", nargs="?", const="", metavar="VARIANT",
       help="only an A/A control: run one kernel (default: the baseline) "
            "under two labels A and B")

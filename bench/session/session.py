@@ -26,6 +26,7 @@ from bench.tries import plan as planmod
 from lib import ROOT, hostinfo, model
 from lib.format import console, counts, results, schema
 from lib.format import profile as profilefmt
+from lib.variants import JUMP
 
 # The A/A twin of the baseline: its label is the variant plus this suffix.
 TWIN_SUFFIX = ".aa"
@@ -139,8 +140,8 @@ def _model_args(builds, variants, resdir, model_meta, log):
 
 
 def baseline(args, variants):
-    """The run's baseline: --baseline, else atomic-read if it runs, else
-    the first variant."""
+    """The run's baseline: --baseline, else the built-in baseline
+    (lib/variants.py) if it runs, else the first variant."""
     if args.baseline:
         if args.baseline not in variants:
             raise Fail("--baseline %s: not among the variants run (%s)" % (
@@ -247,7 +248,7 @@ class Setup:
 
 def _choose_accel(args, log, builds, images, variants, qemu_bin, probe_log):
     """The accel.Decision of a new session (a KVM probe boot when asked)."""
-    probe_build = builds.get("jump-label") or builds[variants[0]]
+    probe_build = builds.get(JUMP) or builds[variants[0]]
     probe_image = images.get(probe_build.variant) or images[variants[0]]
     bound, why_bound = accel.probe_bound(args.probe_timeout,
                                          hostinfo.nested())

@@ -13,12 +13,14 @@ one entry in PLUGIN_FIELDS: counts.py parses it, results.py gives it a
 runs.csv column, analysis divides it by `ops` and reports it under that
 name, plots draws it when it has a panel, analysis/compare compares it.
 A variant is not named here except BASELINE, the default kernel every other
-one is compared with.
+one is compared with (lib/variants.py's).
 """
 import re
 from collections import namedtuple
 
-BASELINE = "atomic-read"
+from lib import variants
+
+BASELINE = variants.BASELINE
 
 # A runs.csv column. unit: None for text columns (kept as text by
 # analysis), else the unit of a number; block: the key of the agent's
