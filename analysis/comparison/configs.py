@@ -21,8 +21,9 @@ from analysis.results.metrics import missing
 from analysis.results.peers import analysed
 from analysis.results.runinfo import (comparisons, linux_of, metric, proto,
                                       with_2011)
+from lib import variants
 
-JUMP = "jump-label"
+JUMP = variants.JUMP
 
 
 def config_of(builds):
@@ -115,4 +116,4 @@ def figures(st, builds):
         if sites and insns[JUMP] else None,
         "entries": ((builds.get(JUMP) or {}).get("verify") or {}).get(
             "jump_table", {}).get("entries"),
-        "gain": _change(st, JUMP), "plain_gain": _change(st, "plain-read")}
+        "gain": _change(st, JUMP), "plain_gain": _change(st, variants.PLAIN)}

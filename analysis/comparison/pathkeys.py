@@ -17,9 +17,9 @@ import os
 
 from analysis.comparison import profile
 from analysis.results.load import FormatError
-from lib import hostinfo, vmlinux
+from lib import hostinfo, variants, vmlinux
 
-JUMP = "jump-label"
+JUMP = variants.JUMP
 SHOWN_KEYS = 3
 
 

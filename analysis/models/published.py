@@ -26,7 +26,7 @@ from analysis.results.load import (FormatError, Results, ok_rows, per_run,
                                    split_counter)
 from analysis.results.metrics import missing
 from analysis.stats import analyze
-from lib import hostinfo
+from lib import hostinfo, variants
 
 DOC = "Documentation/staging/static-keys.rst"
 # The two perf stat blocks of DOC, by the words that open them.
@@ -35,7 +35,7 @@ COUNTERS = ("cycles", "instructions", "branches", "branch-misses",
             "seconds time elapsed")
 # The kernels whose difference the table stands for: JUMP_LABEL on is
 # jump-label, off is atomic-read (the fallback's atomic_read()).
-ON, OFF = "jump-label", "atomic-read"
+ON, OFF = variants.PUBLISHED_ON, variants.PUBLISHED_OFF
 _STAT_LINE = re.compile(
     r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s+([a-zA-Z][a-zA-Z -]*?)\s*"
     r"(?:#.*?)?(?:\(\s*\+-\s*([0-9.]+)%\s*\))?\s*$")

@@ -5,6 +5,7 @@ from analysis.results import reference
 from analysis.results.load import counted
 from analysis.results.runinfo import linux, mode, proto
 from lib.format import schema
+from lib.variants import JUMP
 
 
 def intro(st, res, rel):
@@ -25,7 +26,7 @@ def intro(st, res, rel):
             "and with plain reads, and found jump labels %s faster than "
             "atomic reads. This report repeats that comparison on Linux %s "
             "with statistics: %s" % (
-                F.pct(reference.pct_2011("jump-label")).lstrip("+"),
+                F.pct(reference.pct_2011(JUMP)).lstrip("+"),
                 linux(st), how))
     elif main:
         first = (

@@ -16,13 +16,12 @@ SOURCE = ("Jason Baron, Linux commit d430d3d7e646 \"jump label: Introduce "
 # (results dirs from before bench/run --baseline).
 BASELINE = schema.BASELINE
 # 2011's baseline: its % changes are against this kernel.
-BASELINE_2011 = "atomic-read"
+BASELINE_2011 = variants.BASELINE_2011
 # A variant's name (lib/variants.py, as kernel-variants/variant.py's).
 VARIANT_NAME = variants.NAME
-# 2011's kernels: variant, average MB/s, and what the report calls them.
-KERNELS_2011 = [("jump-label", 815.6, "jump labels"),
-                ("atomic-read", 800.1, "atomic reads"),
-                ("plain-read", 803.4, "plain reads")]
+# 2011's kernels: variant, average MB/s, and what the report calls them
+# (kernel-variants/variants/variants.tsv).
+KERNELS_2011 = variants.KERNELS_2011
 ORDER = tuple(v for v, _, _ in KERNELS_2011)
 MBPS_2011 = {v: mbps for v, mbps, _ in KERNELS_2011}
 RUNS_2011 = 5
