@@ -16,8 +16,8 @@
 #                          convergence check of REPORT.md)
 #   --boots N              runs per kernel (default: the profile's)
 #   --variants LIST        comma-separated built-in variants (default: all in
-#                          kernel-variants/variants/; with --variant, the
-#                          baseline only)
+#                          kernel-variants/variants/, printed at the end of
+#                          this text; with --variant, the baseline only)
 #   --variant NAME=SPEC    a user variant (repeatable): your patches, config
 #                          fragment or git tree on top of a built-in
 #                          variant, e.g. mine=patches:DIR,
@@ -25,14 +25,15 @@
 #                          kernel-variants/variant.py --help; README.md
 #                          "Testing your own kernel change")
 #   --baseline NAME        the kernel the others are compared with
-#                          (default: atomic-read; with --variant, the
-#                          first of --variants, else the built-in the
-#                          first user variant sits on, on:, default
-#                          jump-label)
+#                          (default: lib/variants.py's baseline; with
+#                          --variant, the first of --variants, else the
+#                          built-in the first user variant sits on, its
+#                          on:, by default lib/variants.py's default-on;
+#                          both printed at the end of this text)
 #   --seconds S[,S...]     tbench seconds per run (default: the profile's)
 #   --no-aa                leave out the A/A twin of the baseline kernel
-#                          (by default atomic-read also runs as
-#                          atomic-read.aa: the report's noise floor)
+#                          (by default the baseline also runs as
+#                          <baseline>.aa: the report's noise floor)
 #   --clients N            tbench clients (default: 20, as in 2011)
 #   --workload tbench|pipe what the guest runs (default: tbench; pipe: perf
 #                          bench sched pipe, the workload of the perf stat
@@ -85,8 +86,10 @@
 #                          the part of the other architectures of
 #                          lib/arch.py (those without the benchmark: now
 #                          s390x), after the x86_64 report is written: the
-#                          smoke kernel of jump-label (the one seed 004 is
-#                          about; the default), of every variant (all), or
+#                          smoke kernel of jump-label (the built-in with
+#                          jump labels, lib/variants.py's jump: the one
+#                          seed 004 is about; the default), of every
+#                          variant (all), or
 #                          none; each is cross-built and booted once in
 #                          selftest mode under its QEMU (s390x:
 #                          qemu-system-s390x, TCG) into the results dir
@@ -113,6 +116,12 @@ JLBENCH_STAGE=run_all
 config=full
 SOURCE_PY=$JLBENCH_ROOT/lib/source.py
 default_source=$("$JLBENCH_PYTHON" "$SOURCE_PY" default)
+# The built-in variants' roles (lib/variants.py, its record beside the
+# fragments): --s390x jump-label builds the jump one, a user variant sits
+# on default_on when its spec names no on:.
+VARIANTS_PY=$JLBENCH_ROOT/lib/variants.py
+jump_variant=$("$JLBENCH_PYTHON" "$VARIANTS_PY" role jump)
+default_on=$("$JLBENCH_PYTHON" "$VARIANTS_PY" role default-on)
 source=$default_source
 make_jobs=$(nproc)
 jobs_args=()
@@ -134,6 +143,9 @@ while [[ $# -gt 0 ]]; do
 		usage_header
 		printf '\nLinux versions (--source): %s; the default: %s\n' \
 			"$("$JLBENCH_PYTHON" "$SOURCE_PY" names | paste -sd ' ')" "$default_source"
+		printf 'Built-in variants (--variants): %s; the baseline: %s; a user variant'"'"'s default on: %s\n' \
+			"$("$JLBENCH_PYTHON" "$VARIANTS_PY" names | paste -sd ' ')" \
+			"$("$JLBENCH_PYTHON" "$VARIANTS_PY" role baseline)" "$default_on"
 		exit 0
 		;;
 	--profile | --boots | --seconds | --clients | --accel | --seed | --workload | --loops)
@@ -233,7 +245,7 @@ if [[ ${#user_specs[@]} -gt 0 ]]; then
 	if [[ -z "$baseline" && -n "$variants" ]]; then
 		baseline=${variants%%,*}
 	elif [[ -z "$baseline" ]]; then
-		baseline=jump-label
+		baseline=$default_on
 		[[ ${user_specs[0]} =~ [=,]on:([a-z0-9_-]+) ]] && baseline=${BASH_REMATCH[1]}
 	fi
 	names=${variants:-$baseline}
@@ -258,7 +270,7 @@ dry_args=()
 [[ $dry_run == 1 ]] && dry_args=(--dry-run)
 other_variants=()
 case "$s390x" in
-jump-label) other_variants=(--variant jump-label) ;;
+jump-label) other_variants=(--variant "$jump_variant") ;;
 all) other_variants=("${variant_args[@]}") ;;
 esac
 ARCH_PY=$JLBENCH_ROOT/lib/arch.py
