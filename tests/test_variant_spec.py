@@ -1,10 +1,14 @@
 """kernel-variants/variant.py, a user variant as data: parse() of
 NAME=PART,..., stage() and restage() into a dir (spec.json, patches/,
 variant.config) and the command kernel-variants/build calls (its fields
-read back by bash as build does), with tmp quilt dirs and a tmp git repo."""
+read back by bash as build does), with tmp quilt dirs and a tmp git repo;
+and lib/variants.py, the built-in variants' record and roles, which the
+rest of the harness takes their names from."""
 import importlib.util
 import json
 import os
+import pathlib
+import re
 import subprocess
 
 import pytest
@@ -337,3 +341,154 @@ def test_cli_spec(tmp_path):
 def test_cli_usage():
     assert cli(check=False).returncode == 2
     assert cli("stage", "mine=on:jump-label", check=False).returncode == 2
+
+
+# -- the built-in variants' record (lib/variants.py) ------------------------
+
+RECORD_HEAD = "name\troles\tmbps_2011\twords_2011\twhat\n"
+# Harness Python that may quote a built-in variant's name: (path, why).
+# None today: docstrings, comments and help text name the built-ins inside
+# longer strings, which the check does not see.
+QUOTED_NAME_OK = {}
+
+
+def test_the_record_has_a_row_per_fragment_and_a_fragment_per_row():
+    from lib import variants
+    frags = sorted(p.name[:-len(".config")] for p in VARIANTS.glob("*.config"))
+    assert sorted(variants.BUILTIN) == frags
+    assert len(set(variants.BUILTIN)) == len(variants.BUILTIN)
+    assert pathlib.Path(variants.RECORD).parent == VARIANTS
+
+
+def test_the_roles_are_consistent():
+    """Every role held by exactly one built-in, JUMP_LABEL on and off two
+    kernels, 2011's peers with their words and the baselines among them."""
+    from lib import variants
+    assert variants.problems(variants.ROWS) == []
+    for role in variants.ROLES:
+        assert len([r for r in variants.ROWS if role in r.roles]) == 1, role
+    assert variants.PUBLISHED_ON != variants.PUBLISHED_OFF
+    peers = {v: (mbps, words) for v, mbps, words in variants.KERNELS_2011}
+    assert variants.BASELINE in peers and variants.BASELINE_2011 in peers
+    assert all(isinstance(m, float) and w for m, w in peers.values())
+    assert [v for v in variants.BUILTIN if v in peers] == list(peers)
+
+
+@pytest.mark.parametrize("rows, says", [
+    (["jump-label\tjump,baseline\t1\tj\tx", "atomic-read\tbaseline\t2\ta\tx"],
+     "role baseline: held by jump-label and atomic-read"),
+    (["jump-label\tjump\t1\tj\tx"], "role published-off: held by none"),
+    (["a\tpublished-on,published-off\t-\t-\tx"],
+     "a: both published-on and published-off"),
+    (["a\tbaseline\t-\t-\tx"], "a: a baseline (baseline) without 2011's"),
+    (["a\t-\t1.5\t-\tx"], "a: 2011's MB/s and words go together"),
+    (["a\t-\t-\t-\tx", "a\t-\t-\t-\ty"], "a: a row twice"),
+])
+def test_the_record_s_problems_are_found(tmp_path, rows, says):
+    from lib import variants
+    f = tmp_path / "variants.tsv"
+    f.write_text("# c\n" + RECORD_HEAD + "".join(r + "\n" for r in rows))
+    assert says in "\n".join(variants.problems(variants.read(str(f))))
+
+
+@pytest.mark.parametrize("text, says", [
+    ("a\tb\n", "must be the header"),
+    (RECORD_HEAD + "a\t-\t-\t-\n", "4 tab-separated cells, not 5"),
+    (RECORD_HEAD + "A\t-\t-\t-\tx\n", "'A' is not a variant name"),
+    (RECORD_HEAD + "a\tboss\t-\t-\tx\n", "unknown role boss"),
+    (RECORD_HEAD + "a\t-\tfast\tw\tx\n", "mbps_2011 'fast' is not a number"),
+])
+def test_the_record_s_bad_lines(tmp_path, text, says):
+    from lib import variants
+    f = tmp_path / "variants.tsv"
+    f.write_text(text)
+    with pytest.raises(ValueError, match=says):
+        variants.read(str(f))
+
+
+def is_python(name):
+    if name.endswith(".py"):
+        return True
+    with open(ROOT / name, "rb") as f:
+        head = f.readline()
+    return head.startswith(b"#!") and b"python" in head
+
+
+def test_the_harness_takes_the_built_ins_from_lib_variants():
+    """The constants that name built-ins are lib/variants.py's, and no
+    other Python of the harness quotes a built-in's name."""
+    from analysis.comparison import configs, pathkeys
+    from analysis.models import published
+    from analysis.results import reference
+    from lib import variants
+    from lib.format import schema
+    assert schema.BASELINE == variants.BASELINE
+    assert reference.BASELINE_2011 == variants.BASELINE_2011
+    assert reference.KERNELS_2011 == variants.KERNELS_2011
+    assert reference.ORDER == variants.BUILTIN
+    assert configs.JUMP == pathkeys.JUMP == variants.JUMP
+    assert (published.ON, published.OFF) == (variants.PUBLISHED_ON,
+                                             variants.PUBLISHED_OFF)
+    assert variant.DEFAULT_ON == variants.DEFAULT_ON
+    names = "|".join(re.escape(v) for v in variants.BUILTIN)
+    hits = run(["git", "grep", "--untracked", "-nE",
+                "[\"'](%s)[\"']" % names, "--", "lib", "kernel-variants",
+                "guest-image", "bench", "analysis", "plots"],
+               cwd=ROOT, check=False).stdout.splitlines()
+    quoted = re.compile(r"""(["'])(%s)\1""" % names)
+    wrong = [h for h in hits
+             if is_python(h.split(":", 1)[0]) and quoted.search(h)
+             and h.split(":", 1)[0] not in QUOTED_NAME_OK
+             and h.split(":", 1)[0] != "lib/variants.py"]
+    assert not wrong, "a built-in variant's name as a constant (take it " \
+        "from lib/variants.py):\n" + "\n".join(wrong)
+
+
+def test_run_all_takes_the_built_ins_from_lib_variants():
+    """run_all.sh's code names no built-in but in its --s390x keyword
+    (jump-label, which builds lib/variants.py's jump); its --help prints
+    the record's names and roles."""
+    from lib import variants
+    names = "|".join(re.escape(v) for v in variants.BUILTIN)
+    keyword = re.compile(r"s390x=jump-label|--s390x (takes )?jump-label|"
+                         r"^\s*jump-label( \||\))")
+    wrong = []
+    with open(ROOT / "run_all.sh") as f:
+        for i, line in enumerate(f, 1):
+            code = "" if line.lstrip().startswith("#") else \
+                keyword.sub("", re.sub(r"\s#.*", "", line))
+            if re.search(r"(?<![\w.-])(%s)(?![\w-])" % names, code):
+                wrong.append("%d: %s" % (i, line.rstrip()))
+    assert not wrong, "\n".join(wrong)
+    out = run([str(ROOT / "run_all.sh"), "--help"]).stdout
+    assert "Built-in variants (--variants): %s; the baseline: %s; a user " \
+        "variant's default on: %s\n" % (" ".join(variants.BUILTIN),
+                                        variants.BASELINE,
+                                        variants.DEFAULT_ON) in out
+
+
+def test_variants_cli():
+    from lib import variants
+    script = [PYTHON, str(ROOT / "lib" / "variants.py")]
+    assert run(script + ["names"]).stdout.split() == list(variants.BUILTIN)
+    for role in variants.ROLES:
+        got = run(script + ["role", role]).stdout
+        assert got == variants.holder(variants.ROWS, role) + "\n"
+    assert run(script + ["role", "boss"], check=False).returncode == 2
+    assert run(script, check=False).returncode == 2
+
+
+def test_the_record_is_in_no_build_hash():
+    """kernel-variants/build hashes the fragments byte for byte (its
+    index of builds): the record beside them is not one of its inputs,
+    so editing it rebuilds no kernel."""
+    hashing = ["kernel-variants/build", "kernel-variants/kconfig.py",
+               "kernel-variants/kernels.mk", "guest-image/build",
+               "bench/replay/provenance.py"]
+    hits = run(["git", "grep", "-n", "variants.tsv", "--"] + hashing,
+               cwd=ROOT, check=False).stdout
+    assert hits == "", hits
+    with open(ROOT / "kernel-variants" / "build") as f:
+        build = f.read()
+    assert '"$KV/variants/${on:-$1}.config"' in build
+    assert 'for f in "$1"/*.config; do' in build
