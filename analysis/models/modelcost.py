@@ -11,6 +11,7 @@ analysis/reporting/models.py writes the section.
 import os
 from collections import namedtuple
 
+from analysis.results import compat
 from analysis.results.load import read_builds
 from analysis.results.metrics import missing
 from analysis.results.peers import analysed
@@ -162,7 +163,7 @@ def model_order(name):
 def _protocol(meta, st):
     """What runs must share for their bands to sit in one table: the
     workload, mode, clients and baseline."""
-    return (st.get("workload", "tbench"), st.get("mode"),
+    return (compat.workload(st), st.get("mode"),
             proto(meta, "clients"), st.get("baseline"))
 
 

@@ -22,7 +22,7 @@ from analysis.reporting import (configs, explain, facts, figures, models,
 from analysis.reporting import fmt as F
 from analysis.reporting.fmt import AA_ONLY, fmt_value, head, unit
 from analysis.reporting.verdict import answer, nested, verdicts
-from analysis.results import metrics, reference, runinfo
+from analysis.results import compat, metrics, reference, runinfo
 from analysis.results.runinfo import comparisons, headline, metric, with_2011
 from lib.format import schema
 
@@ -321,7 +321,7 @@ def render(res, st, out_path, plots_dir):
     """The whole REPORT.md text: first the answer, the verdict and the main
     figure, then the contents, then the sections. A run of another
     workload than tbench has its own (analysis/pipe.py)."""
-    if st.get("workload", "tbench") == "pipe":
+    if compat.workload(st) == "pipe":
         return pipe.render(res, st, out_path, plots_dir)
     out_dir = os.path.dirname(os.path.abspath(out_path))
     rel = os.path.relpath(res.path, out_dir)

@@ -7,7 +7,7 @@ length's figures in its stats.json's "convergence")."""
 import os
 
 from analysis.reporting import fmt as F
-from analysis.results import metrics, peers, reference
+from analysis.results import compat, metrics, peers, reference
 from analysis.stats.clusters import (FIGURE_Z, GAP_FACTOR, MIN_SEEDS,
                                      MIN_SHARE, OUTLIER_Z)
 
@@ -114,7 +114,7 @@ def convergence(results_root, out_dir, plots_dir):
     out = ["From [`%s`](%s) (mode %s): the same kernels at every run "
            "length, %% change vs %s with 95%% CI, paired by seed."
            % (os.path.basename(path), rel, st["mode"],
-              st.get("baseline", reference.BASELINE)),
+              compat.baseline(st)),
            "", F.table(header, body), "",
            "A longer run carries each client further through the "
            "loadfile, so where its measured phase starts and ends weighs "

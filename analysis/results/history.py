@@ -6,21 +6,18 @@ analysis/analyze updates it. Re-analysing a run replaces that run's rows
 figure (ops_per_s, throughput_mbps: analysis/metrics.py) and `headline` is
 1 on the rows of the run's headline metric; `config` is the kernels' base
 config (kernel-variants/build --config). Files from before these columns
-(mean_mbps, ...) are read as MB/s headline rows; rows from before `config`
-have it empty (they are all of full kernels).
+are read as analysis/results/compat.py says.
 """
 import os
 import re
 
 import pandas as pd
 
-from analysis.results import metrics
+from analysis.results import compat, metrics
 from analysis.results.runinfo import mode_key
 from lib.format import outputs
 
 COLUMNS = outputs.HISTORY_COLUMNS
-OLD_NAMES = {"mean_mbps": "mean", "ci_lo_mbps": "ci_lo",
-             "ci_hi_mbps": "ci_hi"}
 RUN_ID = re.compile(r"^(.+)-([0-9a-f]{4,40})$")
 
 
@@ -78,12 +75,7 @@ def read(path):
     if not os.path.exists(path):
         return pd.DataFrame(columns=COLUMNS)
     h = pd.read_csv(path, dtype=str, keep_default_na=False)
-    if "metric" not in h.columns:
-        h = h.rename(columns=OLD_NAMES)
-        h["metric"], h["headline"] = "throughput_mbps", "1"
-    if "config" not in h.columns:
-        h["config"] = ""
-    return h[COLUMNS]
+    return compat.history(h)[COLUMNS]
 
 
 def update(path, new):

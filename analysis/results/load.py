@@ -14,7 +14,7 @@ import time
 
 import pandas as pd
 
-from analysis.results import metrics, reference
+from analysis.results import compat, metrics, reference
 from lib import model
 from lib.format import schema
 
@@ -101,16 +101,6 @@ def per_run(ok, metric):
         raise FormatError("runs.csv has no column %r" % col)
     num, texts = split_counter(ok[col])
     return num / ok["ops"].astype(float), texts
-
-
-def run_seconds(runs, meta):
-    """tbench's run length per run: runs.csv's `seconds`, or for dirs from
-    before that column, meta.json's protocol.seconds."""
-    default = (meta.get("protocol") or {}).get("seconds")
-    col = runs["seconds"] if "seconds" in runs.columns \
-        else pd.Series(float("nan"), index=runs.index)
-    out = pd.to_numeric(col, errors="coerce")
-    return out.fillna(float(default) if default else float("nan"))
 
 
 def longest(runs):
@@ -236,7 +226,7 @@ class Results:
             self.baseline = reference.baseline(self.meta)
         except ValueError as e:
             raise FormatError("%s: %s" % (path, e))
-        self.runs["seconds"] = run_seconds(self.runs, self.meta)
+        self.runs["seconds"] = compat.run_seconds(self.runs, self.meta)
         self.runs = model_cycles(self.runs, self.meta)
         variants = sorted(set(self.runs["variant"]))
         self.builds = read_builds(variants, self.meta)

@@ -2,7 +2,7 @@
 the accelerator mode (with the nested flag), the Linux version, the
 protocol's parameters, and stats.json's metrics and comparisons. Read by
 every package above results/."""
-from analysis.results import reference
+from analysis.results import compat, reference
 from lib import source
 from lib.format import schema
 
@@ -39,7 +39,7 @@ def linux_of(builds):
 def linux(st):
     """The Linux version of a stats dict (stats.json from before "linux"
     are all 6.1's)."""
-    return st.get("linux") or source.DEFAULT
+    return compat.linux(st)
 
 
 def proto(meta, key, default=""):
@@ -56,14 +56,14 @@ def metric(st, name):
 def headline(st):
     """The headline metric of a stats dict (MB/s for stats from before
     there was one)."""
-    return st.get("headline", "throughput_mbps")
+    return compat.headline(st)
 
 
 def with_2011(st):
     """Whether a run repeats 2011's comparison (reference.compares_2011):
     only then is it set beside 2011's figures and spoken of as 2011's
     three kernels."""
-    return reference.compares_2011(st.get("baseline", reference.BASELINE),
+    return reference.compares_2011(compat.baseline(st),
                                    (st.get("groups") or {}).get("main", []))
 
 

@@ -8,7 +8,7 @@ import re
 
 from analysis.reporting import facts
 from analysis.results.runinfo import headline
-from analysis.results import reference
+from analysis.results import compat, reference
 from analysis.results.load import ok_rows, per_run
 
 # common.gp loads common.vars; throughput.gp and seeds.gp xtics.vars.
@@ -126,7 +126,7 @@ def data(run, out):
     lab = labels(st)
     mode = facts.mode(st)
     out.write("common.vars", [
-        "baseline = %s" % q(st.get("baseline", reference.BASELINE)),
+        "baseline = %s" % q(compat.baseline(st)),
         "mode_title = %s" % q(mode.plot_title),
         "ylabel_mbps = %s" % q(mode.axis[headline(st)]),
         "ylabel_trace = %s" % q(mode.axis["throughput_mbps"]),
