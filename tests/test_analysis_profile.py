@@ -287,7 +287,7 @@ def test_report_section_and_figure(tmp_path):
         "## Where the difference comes from") < text.index(
         "## Kernel configs")
     assert "### `jump-label` against `atomic-read`: the functions that " \
-        "changed most (mode icount" in sec
+        "changed most\n" in sec
     assert "| `f_plus` | 100.00 | 350.00 | +250.00 | +250.00 " \
         "[+250.00, +250.00] | * | +146.2% |  |  |  |" in sec
     assert "| `netif_rx` | 500.00 | 420.00 | -80.00 | -80.00 [-80.00, " \

@@ -54,12 +54,14 @@ def test_a_fourth_variant_is_in_every_per_variant_section(tmp_path):
 
     assert text.splitlines()[0] == "# jlbench: jump labels vs atomic " \
         "reads vs plain reads vs `%s`, tbench" % FOURTH
-    answer = text.split("\n\n")[1]
+    answer = text.split("\n\n")[2]
     assert "`%s` +" % FOURTH in answer
     for b in body("tbench operations per second, tbench 20 clients, 2011"):
-        assert "| `%s` | - | - |" % FOURTH in b
-    for b in body("Verdict"):
-        assert "**%s vs atomic-read**" % FOURTH in b
+        row = next(line for line in b.splitlines()
+                   if line.startswith("| `%s` | - | - |" % FOURTH))
+        # its verdict: no 2011 figure to reproduce, only significance
+        assert row.endswith("| significant |") or \
+            row.endswith("| not significant |"), row
     for what in ("ops/s (headline) per variant", "MB/s per variant",
                  "Kernels", "Drift, steal time"):
         for b in body(what):

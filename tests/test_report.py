@@ -57,15 +57,19 @@ def inside_details(text, start):
 
 
 def check_layout(text, figure):
-    """The first screen holds the answer (with its CI and noise floor when
-    the run has an A/A), the 2011-vs-here table, the verdict and the main
-    figure (or the line saying it is not drawn); then the contents, a link
-    per ## section in order; long tables collapsed."""
+    """The first screen holds the mode, the answer (with its CI and noise
+    floor when the run has an A/A), the 2011-vs-here table with each
+    comparison's verdict and the main figure (or the line saying it is not
+    drawn); then the contents, a link per ## section in order; long tables
+    collapsed. The mode is stated once: no heading repeats it."""
     lines = text.splitlines()
     first = "\n".join(lines[:40])
-    for want in ("**Answer.**", ", 2011 vs here (mode ", "### Verdict",
-                 figure):
+    for want in ("*Mode ", "**Answer.**", ", 2011 vs here\n",
+                 " | verdict |", figure):
         assert want in first, want
+    assert "### Verdict" not in text
+    assert not [line for line in lines
+                if line.startswith("#") and "(mode " in line]
     assert text.index(figure) < text.index("\n## Contents\n") < \
         text.index("\n## ", text.index("\n## Contents\n") + 1)
     toc = text.split("## Contents\n\n")[1].split("\n\n")[0].splitlines()
@@ -132,22 +136,21 @@ def test_report_icount_matches_golden(tmp_path):
     assert inside_details(text, "| kernel | build hash |")
     # icount: the verdict and the first table are in operations per second
     assert "complete 0.61% [0.45, 0.65] ±0.02 env more tbench operations " \
-        "per second" in text.split("\n")[2]
+        "per second" in text.split("\n")[4]
     assert "| here ops/s, mean [95% CI] |" in text
-    assert "here +0.61% [+0.45, +0.65] ±0.02 env ops/s" in text
+    assert "| +0.61% [+0.45, +0.65] ±0.02 env | 0.031 * |" in text
     assert "**Resolution.** With 6 seeds per kernel" in text
     assert "A/A control **passed**" in text
     assert "Noise floor (A/A control" in text
     assert "(plots/pct_change.svg)" in text
-    # the s390x section, from the real selftest-s390x.csv of the fixture
+    # the s390x section: one line from the real selftest-s390x.csv of the
+    # fixture (what each check is: docs/s390x.md)
     s390 = text.split("## s390x: the jump label code of seed 004")[1] \
         .split("\n## ")[0]
-    assert "| `jump-label` | `atomic-read` | `plain-read` |" in s390
-    assert "| jlbench_static_key.site_bytes | PASS | - | - |" in s390
-    assert "| jlbench_static_key.site_off | c0 04 " in s390
-    assert "| jlbench_static_key.site_on | c0 f4 " in s390
-    assert "| site_instruction | jgnop " in s390
-    assert "| jump_table_entries | 932 | 0 | 0 |" in s390
+    assert "s390x selftest boots of `jump-label`, `atomic-read`, " \
+        "`plain-read` under TCG (icount): " in s390
+    assert "checks, every one PASS (from selftest-s390x.csv" in s390
+    assert len(s390.strip().splitlines()) == 1
     assert "FAIL" not in s390
     assert "[`20261201T000000Z-abc1234`](results/20261201T000000Z-abc1234)" \
         in text
@@ -169,9 +172,9 @@ def test_report_tcg_without_counters_matches_golden(tmp_path):
     # tcg: MB/s stays the headline, as in 2011, operations beside it
     assert "| here MB/s, mean [95% CI] |" in text
     assert "ops/s vs atomic [95% CI]" in text
-    assert "in tbench throughput (MB/s)" in text.split("\n")[2]
+    assert "in tbench throughput (MB/s)" in text.split("\n")[4]
     assert "**not measured on this host**" in text
-    assert "mode tcg: emulated wall-clock, noisy, not hardware" in text
+    assert "*Mode tcg: emulated wall-clock, noisy, not hardware; " in text
     assert "were not drawn" in text
     assert "No s390x selftest in this results dir" in text
 
@@ -385,3 +388,12 @@ def test_compare_across_environments_uses_the_measured_floor(
     assert "±0.50 env" in rows["jump-label"]
     assert rows["atomic-read"].rstrip().endswith("| env |"), rows
     assert "its interval reaches within the environment floor" in p.stdout
+
+
+def test_method_doc_has_every_method_the_analysis_records():
+    """REPORT.md's Method section is one line pointing at docs/method.md:
+    the doc must hold every method text analysis writes into stats.json."""
+    from analysis.stats.analyze import METHODS
+    doc = (ROOT / "docs" / "method.md").read_text()
+    for key, text in METHODS.items():
+        assert "- %s: %s\n" % (key.replace("_", " "), text) in doc, key

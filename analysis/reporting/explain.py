@@ -63,7 +63,7 @@ def section(st):
             rows.append([f["what"]] + [
                 F.pct_ci(comps[lab][f["key"]]) if comps[lab].get(f["key"])
                 else "n/a" for lab in comps])
-        out += [F.table(["figure, mean of runs"] + [
+        out += [F.table(["% change [95% CI], by the first table's rule"] + [
             "`%s` vs `%s`" % (lab, st["baseline"]) for lab in comps],
             rows, "l" + "r" * len(comps)), ""]
         out.append(

@@ -217,43 +217,24 @@ def selftest(res, baseline=reference.BASELINE):
 
 
 def arch_selftest(res, arch):
-    """The section of another arch's selftest boots (selftest-<arch>.csv),
-    or None when the results dir has none."""
+    """One line on another architecture's selftest boots: which kernels
+    booted under which accelerator, how many checks, which failed (what
+    the checks are: docs/s390x.md). None when the dir has none."""
     df = res.arch_selftest.get(arch)
     if df is None or df.empty:
         return None
     modes = sorted(set(df[df["name"] == "accel"]["value"]))
-    return "\n".join([
-        "Seed 004 (Jan Glauber, 2011, commit 5373db886b79, \"jump label: "
-        "Add s390 support\") made a static-key site on s390 a 6-byte "
-        "`brcl` whose condition mask is patched: mask 0 never branches "
-        "(`c0 04 <offset>`, a NOP that objdump prints as `brcl 0,...` or "
-        "`jgnop`), mask 15 always does (`c0 f4 <offset>`). Linux 6.1 still "
-        "has it (arch/s390/kernel/jump_label.c). Here the same patched "
-        "tree is cross-built for %s (smoke config, Debian's "
-        "gcc-s390x-linux-gnu) and booted in `qemu-system-s390x -M "
-        "s390-ccw-virtio` under %s, where the agent loads the same "
-        "self-test modules as on x86_64." % (
-            arch, " and ".join("TCG (%s)" % m for m in modes) or "TCG"),
-        "",
-        _selftest_table(df),
-        "",
-        "From selftest-%s.csv. `build_*`, `jump_table_entries` and "
-        "`site_*` come from each build.json (a copy is in raw/ next to the "
-        "boot's console log): verify.py's reading of "
-        "vmlinux (`__stop___jump_table` - `__start___jump_table`, 16-byte "
-        "big-endian entries) and its disassembly of a hot static-key site "
-        "with s390x-linux-gnu-objdump, `site_bytes` being that site's "
-        "bytes as built. The `jlbench_static_key.*` rows are the module's "
-        "own report from the running guest: `site_bytes` PASSes when its "
-        "key's site read as `brcl 0` while disabled, `brcl 15` to the same "
-        "target while enabled and `brcl 0` again after, "
-        "`site_off`/`site_on` are the bytes it read, and `text_patching` "
-        "when no other byte of its text changed.%s No tbench figures: the "
-        "s390x image runs the self-test only." % (
-            arch, " Under icount the `bench_*_ns` figures are guest time, "
-            "4 ns per instruction, so they count the instructions of one "
-            "loop iteration." if "icount" in modes else "")])
+    variants = reference.label_order(df["variant"])
+    failed = ["%s of `%s`" % (n, v) for n, v in
+              df[df["value"] == "FAIL"][["name", "variant"]].values]
+    checks = df[df["value"].isin(["PASS", "FAIL"])]
+    return ("%s selftest boots of %s under %s: %d checks, %s (from "
+            "selftest-%s.csv, the site bytes and figures included; what "
+            "each check is: docs/s390x.md)." % (
+                arch, ", ".join("`%s`" % v for v in variants),
+                " and ".join("TCG (%s)" % m for m in modes) or "TCG",
+                len(checks), "FAIL: " + ", ".join(failed) if failed
+                else "every one PASS", arch))
 
 
 def _selftest_table(df):
@@ -331,40 +312,21 @@ def meta(res):
                 [["`%s`" % k, v] for k, v in pairs], "ll"))
 
 
-# (only when the run repeats 2011's comparison, reference.compares_2011;
-# confound)
-CONFOUNDS = [
-    (True,
-     "`CONFIG_JUMP_LABEL=n` changes more than the static-key sites: some "
-     "code then takes other paths (the netfilter hook early exit, "
-     "`sched_feat`, `cfs_bandwidth_used`, netstamp). As in 2011, the "
-     "comparison is between the kernels as built with each option."),
-    (False,
-     "Code layout: the kernels compared here differ in size and alignment, "
-     "which alone can move a benchmark by more than this effect (Mytkowicz "
-     "et al., \"Producing Wrong Data Without Doing Anything Obviously "
-     "Wrong!\"). An A/A control measures boot-to-boot noise of one kernel, "
-     "not layout luck."),
-    (True,
-     "The 2011 kernels were built with tracepoints disabled and ran on "
-     "unnamed hardware; only averages were published, so 2011's own "
-     "uncertainty is unknown."),
-    (False,
-     "The sample unit is a boot (in icount mode a perturbation seed); the "
-     "per-second samples inside a run are not independent and are not "
-     "used as samples."),
-]
-
-
 def confounds(st):
+    """This run's mode's confound; the fixed ones are docs/method.md's."""
     old = reference.compares_2011(st["baseline"], st["groups"]["main"])
-    return "\n".join("- " + c for only_2011, c in CONFOUNDS
-                     if old or not only_2011) + "\n- " + mode(st).confound
+    return "- %s\n- Every run's: code layout and the sample unit%s " \
+        "(docs/method.md)." % (mode(st).confound, (
+            "; for 2011's comparison also `CONFIG_JUMP_LABEL=n`'s other "
+            "paths and 2011's own unknowns" if old else ""))
 
 
 def method(st):
-    return "\n".join("- %s: %s" % (k.replace("_", " "), v)
-                     for k, v in sorted(st["methods"].items()))
+    """A line naming the methods this run's stats.json records; what each
+    says is docs/method.md."""
+    return "%s: docs/method.md says how each is computed (this run's " \
+        "stats.json `methods` records the same texts)." % ", ".join(
+            k.replace("_", " ") for k in sorted(st["methods"]))
 
 
 def hosts(st):

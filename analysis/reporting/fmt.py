@@ -3,7 +3,7 @@ analysis/compare's table, and the heading of every section (the mode).
 
 None and NaN (undefined figures) print as "n/a", never as 0.
 """
-from analysis.results import metrics, runinfo
+from analysis.results import metrics
 from analysis.results.metrics import missing
 
 
@@ -104,8 +104,10 @@ def unit(name):
     return metrics.unit(name)
 
 
-def head(st, title):
-    return "### %s (%s)" % (title, runinfo.mode(st).head)
+def head(title):
+    """A section's table heading (the mode is stated once, at the top:
+    reporting/report.py mode_line)."""
+    return "### %s" % title
 
 
 AA_ONLY = ("This results dir holds only an A/A control (one kernel under "

@@ -80,7 +80,7 @@ def band_section(res, st):
     if not got:
         return ""
     return "\n".join([
-        head(st, "The band: modelled gain vs %s, with overlap and without"
+        head("The band: modelled gain vs %s, with overlap and without"
              % st["baseline"]), "",
         _band_table(res, got), "",
         _band_note(got, st["baseline"]) + " " + BANDS])
@@ -223,7 +223,7 @@ def section(st, res):
         "**Modelled, not measured**: the plugin ran a model of a core's "
         "branch predictor and caches over each guest's instruction and "
         "memory streams inside tbench's window. " + _parameters(meta), "",
-        head(st, "Modelled cycles per tbench operation, %% vs %s"
+        head("Modelled cycles per tbench operation, %% vs %s"
              % st["baseline"]), "",
         "Modelled cycles = instructions + each penalty x its events "
         "(kernel and user), in order; with overlap, priced by the "
@@ -231,11 +231,11 @@ def section(st, res):
         "perturbation seeds, paired like the headline.", "",
         _cycles_table(st), "",
         band_section(res, st), "",
-        head(st, "Model events per tbench operation"), "",
+        head("Model events per tbench operation"), "",
         F.details("Branches, mispredictions, BTB, L1I and L1D figures and "
                   "static-key word accesses per operation, by kernel",
                   _events_table(st, meta)), "",
-        head(st, "Where the modelled cycles come from"), "",
+        head("Where the modelled cycles come from"), "",
         _parts_table(st, meta["penalties"]), "",
         validation(res.selftest) + _selftest_model(meta, res.selftest), "",
         LEAVES_OUT + " Branch outcomes an interrupt or exception cut off "
@@ -357,7 +357,7 @@ def published_section(res, st):
             "/".join("{:,}".format(x) if isinstance(x, int) else str(x)
                      for x in sorted(loops, key=str)),
             PRESETS_FIXED), "",
-        head(st, "Published hardware counters vs the model, %s vs %s"
+        head("Published hardware counters vs the model, %s vs %s"
              % (published.ON, published.OFF)), "",
         changes, "",
         "Published intervals: 1.96 x the two means' errors (perf stat's "
@@ -367,7 +367,7 @@ def published_section(res, st):
             "published interval (marked)." % (overlap, have)
             if have else "No run here has the 6 seeds an "
             "interval needs."), "",
-        head(st, "Per round trip: published and here"), "",
+        head("Per round trip: published and here"), "",
         _scale(table, got, figs), "",
         "Published: the whole count of `perf stat` / %s round trips (it "
         "includes the start of bash and perf). " % "{:,}".format(

@@ -149,15 +149,15 @@ def render(res, st, out_path, plots_dir):
     sections = [
         ("This run", workload(res)),
         ("Statistics", "\n".join([
-            head(st, "Round trips per second per variant (headline)"), "",
+            head("Round trips per second per variant (headline)"), "",
             variant_table(st, "main"), "",
-            head(st, "Round trips per second against %s" % st["baseline"]),
+            head("Round trips per second against %s" % st["baseline"]),
             "", comparison_table(st, "main"), "",
-            head(st, "A/A control: one kernel under two labels"), "",
+            head("A/A control: one kernel under two labels"), "",
             (variant_table(st, "aa") + "\n\n" + comparison_table(st, "aa"))
             if st["groups"]["aa"] else "No A/A control in this run."])),
         ("Counts per round trip", "\n".join([
-            head(st, "Per pipe round trip (counts / round trips), %% vs %s"
+            head("Per pipe round trip (counts / round trips), %% vs %s"
                  % st["baseline"]), "", counters(st)])),
         ("Modelled hardware cost", model(st, res)),
     ] + ([("Against published hardware counters",

@@ -21,7 +21,8 @@ from analysis.reporting import (configs, explain, facts, figures, models,
                                 pipe, seeds, wherefrom)
 from analysis.reporting import fmt as F
 from analysis.reporting.fmt import AA_ONLY, fmt_value, head, unit
-from analysis.reporting.verdict import answer, nested, verdicts
+from analysis.reporting.verdict import (NESTED, answer, nested, ordering,
+                                        verdict)
 from analysis.results import compat, metrics, reference, runinfo
 from analysis.results.runinfo import comparisons, headline, metric, with_2011
 from lib.format import schema
@@ -41,9 +42,9 @@ def table_2011(st, res):
     old = with_2011(st)
     if nested(st):
         return "%s\n\nNot shown: this run's figures are not compared " \
-            "with %s (see the statistics below)." % (head(
-                st, "tbench, 2011 vs here" if old else "tbench"),
-                "2011's" if old else "hardware's")
+            "with %s (see the statistics below).\n\n%s" % (
+                head("tbench, 2011 vs here" if old else "tbench"),
+                "2011's" if old else "hardware's", NESTED)
     name = headline(st)
     hm = metric(st, name)
     comps = comparisons(hm, "main")
@@ -69,6 +70,7 @@ def table_2011(st, res):
             sc = side_comps.get(label)
             row.append("(baseline)" if base else (
                 "%s %s" % (F.pct_ci(sc), sc["marker"]) if sc else "n/a"))
+        row.append("" if base or not c else verdict(c))
         rows.append(row)
     clients = runinfo.proto(res.meta, "clients")
     vs = "atomic" if old else "`%s`" % st["baseline"]
@@ -78,11 +80,15 @@ def table_2011(st, res):
                (c["test_t"] for c in comps.values()), "test")]
     if side:
         header.append("%s vs %s [95%% CI]" % (unit(side["metric"]), vs))
-    out = [head(st, "%s, tbench%s, %s" % (
+    header.append("verdict")
+    out = [head("%s, tbench%s, %s" % (
         metrics.title(name),
         " %s clients" % clients if clients != "" else "",
         "2011 vs here" if old else "against " + vs)),
-           "", F.table(header, rows)]
+           "", F.table(header, rows, "l" + "r" * (len(header) - 2) + "l")]
+    order = ordering(st) if old else None
+    if order:
+        out += ["", order]
     if old:
         out += ["", "2011: %s. Its MB/s come from other hardware and are "
                 "not comparable with ours in absolute terms; compare the %% "
@@ -142,12 +148,12 @@ def statistics(st):
     out = []
     for name in _metric_names(st):
         what = unit(name) + (" (headline)" if name == headline(st) else "")
-        out += [head(st, "%s per variant: ok runs (boots%s)" % (what, (
+        out += [head("%s per variant: ok runs (boots%s)" % (what, (
             "; one perturbation seed each" if st["mode"] == "icount"
             else ""))), "",
             variant_table(st, "main", name) if st["groups"]["main"]
             else AA_ONLY, "",
-            head(st, "%s against %s" % (what, st["baseline"])), ""]
+            head("%s against %s" % (what, st["baseline"])), ""]
         table = comparison_table(st, "main", name)
         out += [table or "No comparison: no `%s` runs." % st["baseline"],
                 ""]
@@ -163,7 +169,7 @@ def statistics(st):
             "`±X env` is the environment floor that widens it before it " \
             "is called significant (the Resolution line at the top)."
     out += [note, ""]
-    out.append(head(st, "A/A control: one kernel under two labels"))
+    out.append(head("A/A control: one kernel under two labels"))
     out.append("")
     if st["groups"]["aa"]:
         for name in _metric_names(st):
@@ -214,7 +220,7 @@ def counters(st):
         name = what.name
         rows.append([name] + [counter_cell(m["per_label"][lab],
                                            comps.get(lab)) for lab in main])
-    out = [head(st, "Per tbench operation (counts / ops), %% vs %s"
+    out = [head("Per tbench operation (counts / ops), %% vs %s"
                 % st["baseline"]), ""]
     if rows:
         out += [F.table(["counter per op"] + ["`%s`" % v for v in main],
@@ -263,6 +269,13 @@ def arch_sections(res):
                     "builds of `kernel-variants/build --arch s390x`).")
         out.append(("%s: the jump label code of seed 004" % arch, text))
     return out
+
+
+def mode_line(st):
+    """The one statement of the run's mode: every figure of the report is
+    of it (the headings do not repeat it)."""
+    return "*%s; every figure below is of this mode.*" % (
+        runinfo.mode(st).head[0].upper() + runinfo.mode(st).head[1:])
 
 
 def title(st):
@@ -318,8 +331,9 @@ def contents(top, body):
 
 
 def render(res, st, out_path, plots_dir):
-    """The whole REPORT.md text: first the answer, the verdict and the main
-    figure, then the contents, then the sections. A run of another
+    """The whole REPORT.md text: first the mode, the answer, the table that
+    carries it (with each comparison's verdict) and the main figure, then
+    the contents, then the sections. A run of another
     workload than tbench has its own (analysis/pipe.py)."""
     if compat.workload(st) == "pipe":
         return pipe.render(res, st, out_path, plots_dir)
@@ -329,8 +343,8 @@ def render(res, st, out_path, plots_dir):
     note = facts.config_note(res)
     titles = figures.titles(st["baseline"], with_2011(st))
     top = "\n".join(
-        [title(st), "", answer(st), ""] + ([note, ""] if note else [])
-        + [table_2011(st, res), "", verdicts(st), ""]
+        [title(st), "", mode_line(st), "", answer(st), ""]
+        + ([note, ""] if note else []) + [table_2011(st, res), ""]
         + main_figure(plots_dir, out_dir, res.run_id, titles))
     sections = [
         ("The 2011 experiment and this run" if with_2011(st)

@@ -1,7 +1,7 @@
-"""REPORT.md's answer: its first lines in words, the verdict against 2011
-(when the run repeats 2011's comparison, view.with_2011) and the
-A/A noise floor, in the headline metric of the mode, against the run's
-baseline (stats.json's)."""
+"""REPORT.md's answer: its first lines in words, the verdict of each
+comparison (against 2011 when the run repeats 2011's comparison,
+runinfo.with_2011) for the first table, and the A/A noise floor, in the
+headline metric of the mode, against the run's baseline (stats.json's)."""
 from analysis.results import metrics, reference, runinfo
 from analysis.stats import stats
 from analysis.reporting import fmt as F
@@ -9,44 +9,37 @@ from analysis.results.runinfo import comparisons, headline, metric, with_2011
 from analysis.reporting.fmt import AA_ONLY, unit
 
 
-def verdict(c, name="throughput_mbps"):
-    """One line: is 2011's ordering reproduced, is the effect significant."""
+def verdict(c):
+    """The verdict cell of a comparison in the first table: is 2011's
+    ordering reproduced, is the effect significant, and if not, why not."""
     eff = c.get("pct_2011")
     sig = c.get("significant", False)
-    ours = c["pct_change"]
-    line = "**%s vs %s**: " % (c["label"], c["baseline"])
-    if eff is not None:
-        line += "2011 %s MB/s, " % F.pct(eff)
-    line += "here %s %s (%s %s %s): " % (
-        F.pct_ci(c), unit(name), c["test_t"], F.p_is(c["p_t"]),
-        c["marker"])
-    if F.missing(ours):
-        return line + "no estimate."
-    if eff is None:
-        return line + ("significant." if sig else "not significant.")
-    if sig and (ours > 0) == (eff > 0):
-        line += "ordering reproduced, the difference is significant"
+    if F.missing(c["pct_change"]):
+        return "no estimate"
+    if eff is None and (sig or not within_floor(c)):
+        return "significant" if sig else "not significant"
+    if sig and (c["pct_change"] > 0) == (eff > 0):
+        line = "ordering reproduced, significant"
     elif sig:
-        line += "ordering NOT reproduced: significant in the opposite " \
-                "direction"
+        line = "ordering NOT reproduced: significant in the opposite " \
+               "direction"
     elif within_floor(c):
-        line += "not resolved: significant within this run's image, but " \
-                "a harness change alone moves a comparison by up to " \
-                "%.2f points (the environment floor)" % c["floor_pts"]
+        line = "not resolved: within the environment floor (a harness " \
+               "change alone moves a comparison by up to %.2f points)" \
+               % c["floor_pts"]
     elif F.missing(c.get("pct_ci_lo")) and \
             c.get("estimate", "").startswith("median"):
-        line += "not resolved: %d seeds are too few for the median " \
-                "rule's 95%% interval (it needs 6)" % c["n"]
+        line = "not resolved: %d seeds are too few for the median rule's " \
+               "95%% interval (it needs 6)" % c["n"]
     else:
-        line += "not resolved: the difference is not significant " \
-                "(minimum detectable effect %s)" % F.pct(c["mde_pct"]) \
-                .lstrip("+")
+        line = "not resolved: not significant (minimum detectable effect " \
+               "%s)" % F.pct(c["mde_pct"]).lstrip("+")
     lo, hi = c.get("pct_ci_lo"), c.get("pct_ci_hi")
-    if not (F.missing(lo) or F.missing(hi)):
+    if eff is not None and not (F.missing(lo) or F.missing(hi)):
         where = "inside" if lo <= eff <= hi else (
             "above" if eff > hi else "below")
         line += "; 2011's %s lies %s this CI" % (F.pct(eff), where)
-    return line + "."
+    return line
 
 
 def within_floor(c):
@@ -143,16 +136,15 @@ def answer(st):
         else None
     if side:
         sc = comparisons(side, "main").get(first["label"])
-        if sc:
-            line = "tbench's %s: %s %s vs %s (%s %s)" % (
-                unit(side["metric"]), sc["label"], F.pct_ci(sc),
-                sc["baseline"], F.p_is(sc["p_t"]), sc["marker"])
-            ex = (st.get("mbps_explained") or {}).get("comparisons", {})
-            pc = (ex.get(sc["label"]) or {}).get("predicted_mbps")
-            if side["metric"] == "throughput_mbps" and pc:
-                line += "; loadfile position predicts %s (see \"MB/s " \
-                        "explained\")" % F.pct_ci(pc)
-            lines += ["", line + "."]
+        ex = (st.get("mbps_explained") or {}).get("comparisons", {})
+        pc = (ex.get(sc["label"]) or {}).get("predicted_mbps") if sc \
+            else None
+        if side["metric"] == "throughput_mbps" and pc:
+            lines += ["", "tbench's MB/s (the table's last column) follows "
+                      "where in the loadfile each run's window falls: for "
+                      "`%s` against `%s`, loadfile position predicts %s "
+                      "(see \"MB/s explained\")." % (
+                          sc["label"], sc["baseline"], F.pct_ci(pc))]
     res = resolution(st, name, parts)
     if res:
         lines += ["", res]
@@ -247,35 +239,17 @@ def aa_verdict(st, label):
     return text
 
 
-def verdicts(st):
-    out = ["### Verdict (%s)" % runinfo.mode(st).head, ""]
-    if nested(st):
-        return "\n".join(out + [NESTED])
-    name = headline(st)
-    thr = metric(st, name)
-    comps = comparisons(thr, "main")
-    for label in st["groups"]["main"]:
-        if label in comps:
-            out.append("- " + verdict(comps[label], name))
+def ordering(st):
+    """The line under the first table: the order of the means, 2011's and
+    here, when more than one kernel of 2011 ran; else None."""
+    thr = metric(st, headline(st))
     order = sorted(st["groups"]["main"],
                    key=lambda lab: -(thr["per_label"][lab]["mean"] or 0))
     known = [lab for lab in order
              if reference.pct_2011(lab, st["baseline"]) is not None]
-    if len(known) > 1:
-        ref = sorted(known, key=lambda v: -reference.MBPS_2011[v])
-        out.append("- Ordering of the means: 2011 %s; here %s (%s)."
-                   % (" > ".join(ref), " > ".join(known),
-                      "same order" if ref == known else "different order"))
-    side = metric(st, metrics.other(st["mode"])) if "headline" in st \
-        else metric(st, "ops")
-    for label, c in sorted(comparisons(side, "main").items() if side
-                           else []):
-        out.append("- %s vs %s, %s (beside the headline): %s (%s %s %s)."
-                   % (label, c["baseline"], metrics.title(
-                       side["metric"], "tbench operations"),
-                      F.pct_ci(c), c["test_t"], F.p_is(c["p_t"]),
-                      c["marker"]))
-    if len(out) == 2:
-        out.append("- No comparison against %s in this run."
-                   % st["baseline"])
-    return "\n".join(out)
+    if len(known) < 2:
+        return None
+    ref = sorted(known, key=lambda v: -reference.MBPS_2011[v])
+    return "Ordering of the means: 2011 %s; here %s (%s)." % (
+        " > ".join(ref), " > ".join(known),
+        "same order" if ref == known else "different order")

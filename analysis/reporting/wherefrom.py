@@ -180,7 +180,7 @@ def section(res, st, figure):
         return "No comparison: no `%s` runs with a profile." % res.baseline
     out = [INTRO]
     for d in diffs:
-        out += ["", head(st, "`%s` against `%s`: the functions that "
+        out += ["", head("`%s` against `%s`: the functions that "
                          "changed most" % (d.b.label, d.a.label)),
                 "", sites_line(d) + " %s." % pairing(d).capitalize(), "",
                 table(d, TOP)]
