@@ -172,7 +172,7 @@ REFERENCES = {
     "assumed": "not published: an assumption (docs/model.md says why)",
 }
 # The commits that fixed PRESETS' figures, before the first pipe run set
-# them beside the published hardware counters (analysis/published.py):
+# them beside the published hardware counters (analysis/models/published.py):
 # caches, predictors and penalties, then reorder buffer and width.
 PRESETS_FIXED_IN = ("ae3989f", "1ad4514")
 # Figures no vendor publishes, the same in every preset.

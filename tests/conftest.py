@@ -17,7 +17,8 @@ sys.path.insert(0, str(ROOT))
 from lib import hostinfo  # noqa: E402
 PYTHON = "/usr/bin/python3"
 # Synthetic results dirs are analysed against a fixed calibration, not the
-# committed study's (analysis/calibrate.py path()), which a new study moves.
+# committed study's (analysis/stats/calibrate.py path()), which a new study
+# moves.
 os.environ.setdefault("JLBENCH_CALIBRATION", str(
     ROOT / "tests" / "fixtures" / "analysis" / "calibration.json"))
 

@@ -1,4 +1,4 @@
-"""analysis/calibrate.py: false-positive rate and coverage of a rule by
+"""analysis/stats/calibrate.py: false-positive rate and coverage of a rule by
 resampling a pool of seeds, on pools whose answer is known."""
 import sys
 

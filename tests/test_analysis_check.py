@@ -1,6 +1,6 @@
 """analysis/analyze checks every runs.csv row and sample against its raw
-files (analysis/check.py): copies of a committed results dir, damaged on
-purpose, must each give a named finding, a report without the damaged
+files (analysis/results/check.py): copies of a committed results dir, damaged
+on purpose, must each give a named finding, a report without the damaged
 figure, and exit 1 with --strict; the undamaged dirs give none."""
 import csv
 import json

@@ -1,4 +1,4 @@
-"""analysis/envfloor.py and analysis/calibrate --env: the environment
+"""analysis/stats/envfloor.py and analysis/calibrate --env: the environment
 floor from an environment study with known shifts."""
 import json
 import os

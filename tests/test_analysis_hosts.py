@@ -1,4 +1,4 @@
-"""analysis/hosts.py: hosts and QEMU versions of a results dir's runs."""
+"""analysis/stats/hosts.py: hosts and QEMU versions of a results dir's runs."""
 import sys
 
 import pandas as pd

@@ -41,7 +41,7 @@ def bench_results(tmp_path):
 def test_runner_output_goes_through_analysis_plots_and_report(tmp_path):
     d = bench_results(tmp_path)
     # --strict: every row and sample agrees with the raw files and
-    # manifests bench/run wrote (analysis/check.py)
+    # manifests bench/run wrote (analysis/results/check.py)
     p = run([PYTHON, str(ROOT / "analysis" / "analyze"), "--strict", d])
     assert "1 failed try" in p.stderr
     assert len(os.listdir(os.path.join(d, "raw"))) > 0

@@ -1,7 +1,7 @@
 """Where a difference comes from, per function (issue 32): the profiles of
 synthetic results dirs (raw/*.profile.gz, lib/format/profile.py) with known
-answers, analysis/profile.py's diff, analysis/profile-diff, the raw-file
-check of a profile's sums and REPORT.md's section and figure."""
+answers, analysis/comparison/profile.py's diff, analysis/profile-diff, the
+raw-file check of a profile's sums and REPORT.md's section and figure."""
 import csv
 import gzip
 import json

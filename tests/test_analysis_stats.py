@@ -1,4 +1,4 @@
-"""Unit tests of analysis/stats.py: known answers, no I/O."""
+"""Unit tests of analysis/stats/stats.py: known answers, no I/O."""
 import math
 import sys
 

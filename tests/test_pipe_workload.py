@@ -1,6 +1,6 @@
 """The pipe workload (`bench/run --workload pipe`) without a boot: its
 options, kernel command line, result block, runs.csv cells, headline and
-the published table it is set beside (analysis/published.py).
+the published table it is set beside (analysis/models/published.py).
 
 The agent's parser of perf bench's output has its C tests
 (guest-image/agent/test_pipe.c, tests/test_agent_unit.py); a real boot is

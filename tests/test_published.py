@@ -1,6 +1,7 @@
-"""The model against the published perf stat table (analysis/published.py):
-the deltas of a pipe run, their intervals, the table and the runs it
-finds. The table is parsed in tests/test_pipe_workload.py."""
+"""The model against the published perf stat table
+(analysis/models/published.py): the deltas of a pipe run, their intervals, the
+table and the runs it finds. The table is parsed in
+tests/test_pipe_workload.py."""
 import json
 import sys
 from types import SimpleNamespace

@@ -4,7 +4,7 @@ per operation changed most, their static-key site executions per
 operation in each run, and the keys their sites test.
 
 The figures are the runs' per-function profiles (raw/*.profile.gz,
-analysis/profile.py: jump-label against jump-label, so no part of a
+analysis/comparison/profile.py: jump-label against jump-label, so no part of a
 difference is a check's cost). The keys are names, not measurements: the
 data symbols that the jump table entries of the function's sites point
 into (a tracepoint's key sits inside its struct tracepoint, so the

@@ -5,7 +5,7 @@ two sets of tries, as cachegrind's cg_diff shows it for user space.
 
 A set of tries (Tries) is the ok tries of one label of a results dir that
 have a profile, at the dir's longest run length and without the runs.csv
-lines analysis/check.py left out (stats.json): the tries the report's
+lines analysis/results/check.py left out (stats.json): the tries the report's
 statistics use. Diff sets two sets side by side, function by function
 (a name: kernel code outside the symbol table is "[kernel]", user space
 "[user]", kept apart from the kernel's total):
@@ -15,7 +15,7 @@ statistics use. Diff sets two sets side by side, function by function
   per-op mean of "Branch counts" (kernel_insns_per_op, ...);
 - diff/op: B/op - A/op, so that listed functions plus "other" add up
   exactly to the difference of the kernel's totals; its interval is the
-  headline's rule (analysis/stats.py median_interval): the per-pair
+  headline's rule (analysis/stats/stats.py median_interval): the per-pair
   differences, pairs by perturbation seed (by round when the two sets do
   not share their seeds, as analysis/compare pairs), and the
   distribution-free 95% interval of their median. A difference is
@@ -307,8 +307,8 @@ class Diff:
                 if abs(runs.mean() - prof.sum(axis=1).mean()) > \
                         1e-9 * max(abs(runs.mean()), 1.0):
                     out.append("%s: the profiles' kernel total differs from "
-                               "runs.csv's %s (analysis/check.py names the "
-                               "tries)" % (name(t), col))
+                               "runs.csv's %s (analysis/results/check.py "
+                               "names the tries)" % (name(t), col))
         if not stats.median_k(self.pairs):
             out.append("%d pairs: the median rule needs 6 for a 95%% "
                        "interval" % self.pairs)

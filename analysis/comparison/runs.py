@@ -6,7 +6,7 @@ the protocol, the mode and the commit, and each dir's baseline (meta.json).
 Then per label found in both dirs, whatever its variant's name, and
 metric: old and
 new mean +- the 95% CI half-width in %, and the change new vs old. Under
-icount it is the report's rule (analysis/stats.py compare_median): the
+icount it is the report's rule (analysis/stats/stats.py compare_median): the
 median per-pair % change with its distribution-free interval, pairs
 made by perturbation seed when the dirs share their seeds, else by round;
 otherwise (kvm, tcg) the Fieller CI and Welch t of independent boots.

@@ -162,7 +162,7 @@ def _short(path):
 def path_changes(res, st):
     """The paragraphs and tables of what changed on the path between this
     run's version and each other one's, the older version first
-    (analysis/pathkeys.py); [] when no run of another version has
+    (analysis/comparison/pathkeys.py); [] when no run of another version has
     profiles."""
     out = []
     order = list(source.SOURCES)

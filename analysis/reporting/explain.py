@@ -25,8 +25,8 @@ def section(st):
         "%d lines, sha256 `%s`) from its first line. Each second it prints "
         "how far the clients are, in loadfile lines, and the MB/s so far; "
         "so the bytes of a stretch follow from the lines it covered "
-        "(analysis/loadfile.py)." % (load["path"], load["lines"],
-                                     load["sha256"][:16]),
+        "(analysis/results/loadfile.py)." % (
+            load["path"], load["lines"], load["sha256"][:16]),
         "",
         "- Between tbench's first and last per-second line of the measured "
         "phase, the prediction from positions alone is within %s%% of "

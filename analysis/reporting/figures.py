@@ -28,16 +28,16 @@ TEMPLATES = [
     # comparisons in the history file (results/history.csv)
     ("history", VS_BASE + " across analysed runs (commits)"),
     # a results dir beside it with several run lengths
-    # (analysis/convergence.py)
+    # (analysis/reporting/seeds.py)
     ("convergence", VS_BASE + " by run length"),
     # per-function profiles (raw/*.profile) of the baseline and another
-    # kernel (analysis/profile.py)
+    # kernel (analysis/comparison/profile.py)
     ("profile", "Where the difference comes from: the functions whose "
                 "kernel instructions per op changed most against {base}"),
     # the model of bench/run --model
     ("modelled", "Modelled cycles per tbench operation, by source "
                  "(a model, not hardware)"),
-    # the same run: the band of analysis/modelcost.py band()
+    # the same run: the band of analysis/models/modelcost.py band()
     ("modelband", "Modelled gain vs {base}: the instruction path, "
                   "with overlap, in order (a model, not hardware)"),
 ]

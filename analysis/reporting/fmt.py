@@ -34,7 +34,7 @@ def pct(x, digits=2):
 
 def pct_ci(c, digits=2):
     """'+1.23% [+0.50, +1.96]' from a comparison dict; with an environment
-    floor (analysis/summarize.py) '+1.23% [+0.50, +1.96] ±0.05 env'."""
+    floor (analysis/stats/analyze.py) '+1.23% [+0.50, +1.96] ±0.05 env'."""
     if missing(c.get("pct_change")):
         return "n/a"
     if missing(c.get("pct_ci_lo")) or missing(c.get("pct_ci_hi")):

@@ -8,7 +8,7 @@ kernel's Documentation/staging/static-keys.rst (Linux 3.3.0-rc2, an unnamed
 CPU): cycles, instructions, branches, branch-misses and elapsed time of a
 pipe-test of 100,000 round trips, the mean of 50 runs each.
 
-render() is REPORT.md for a pipe run's stats.json (analysis/summarize.py
+render() is REPORT.md for a pipe run's stats.json (analysis/stats/analyze.py
 with the workload's own headline: round trips per second, 10^6 /
 `pipe_usecs_per_op`, perf bench's own clock, guest time under icount);
 analysis/models/published.py sets its model's deltas beside that table.

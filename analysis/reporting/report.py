@@ -2,14 +2,15 @@
 
 Every number comes from the results dir: stats.json (analysis/analyze),
 meta.json (with each build.json) and selftest.csv; the only constants are
-the 2011 figures (analysis/reference.py) and fixed explanatory text. The
-baseline is stats.json's (the results dir's meta.json); a run that does not
-repeat 2011's comparison (view.with_2011: user variants, another
+the 2011 figures (analysis/results/reference.py) and fixed explanatory text.
+The baseline is stats.json's (the results dir's meta.json); a run that does not
+repeat 2011's comparison (runinfo.with_2011: user variants, another
 baseline) is set beside nothing of 2011's.
 
-Layout: the first screen holds the answer (its CI and the A/A noise floor),
-the 2011-vs-here table (without 2011's columns when the run is not 2011's
-comparison), the verdict and the main figure (analysis/figures.py);
+Layout: the first screen holds the mode (stated once), the answer (its CI
+and the A/A noise floor), the 2011-vs-here table with each comparison's
+verdict (without 2011's columns when the run is not 2011's comparison) and
+the main figure (analysis/reporting/figures.py);
 then the contents, made from the ## headings the sections emit; then the
 sections, where long tables a reader skims are collapsed (fmt.details).
 """
@@ -165,7 +166,8 @@ def statistics(st):
         note += " Under icount a comparison is the median of the " \
             "per-seed % changes with its distribution-free interval (at " \
             "least 95% whatever the seeds' distribution, from 6 seeds; " \
-            "analysis/stats.py compare_median) and the exact sign test; " \
+            "analysis/stats/stats.py compare_median) and the exact sign " \
+            "test; " \
             "`±X env` is the environment floor that widens it before it " \
             "is called significant (the Resolution line at the top)."
     out += [note, ""]
@@ -292,8 +294,8 @@ def title(st):
 
 
 def main_figure(plots_dir, out_dir, run_id, titles=figures.FIGURES):
-    """The main figure (analysis/figures.py MAIN) as an image, or the line
-    saying the plots are not this run's."""
+    """The main figure (analysis/reporting/figures.py MAIN) as an image, or the
+    line saying the plots are not this run's."""
     drawn = plots(plots_dir, out_dir, run_id, titles)
     if drawn and not drawn[0].startswith("- "):
         return drawn
@@ -334,7 +336,7 @@ def render(res, st, out_path, plots_dir):
     """The whole REPORT.md text: first the mode, the answer, the table that
     carries it (with each comparison's verdict) and the main figure, then
     the contents, then the sections. A run of another
-    workload than tbench has its own (analysis/pipe.py)."""
+    workload than tbench has its own (analysis/reporting/pipe.py)."""
     if compat.workload(st) == "pipe":
         return pipe.render(res, st, out_path, plots_dir)
     out_dir = os.path.dirname(os.path.abspath(out_path))

@@ -1,14 +1,15 @@
 """Where a difference comes from, shown: the per-function table of a Diff
-(analysis/profile.py) for analysis/profile-diff, and REPORT.md's section
-"Where the difference comes from" (each kernel against the baseline, with
-plots/profile.svg)."""
+(analysis/comparison/profile.py) for analysis/profile-diff, and REPORT.md's
+section "Where the difference comes from" (each kernel against the baseline,
+with plots/profile.svg)."""
 from analysis.reporting import fmt as F
 from analysis.comparison import profile
 from analysis.results.load import FormatError
 from analysis.reporting.fmt import head
 from lib.format import schema
 
-# Functions per comparison in REPORT.md and its figure (analysis/figures.py).
+# Functions per comparison in REPORT.md and its figure
+# (analysis/reporting/figures.py).
 TOP = 10
 FIGURE = "profile"
 NOT_RUN = ("Not in this run: its tries have no per-function profile "

@@ -18,7 +18,7 @@ something else than its twins.
 A finding is a dict (see Check.add); stats.json keeps them under
 `findings`, their texts join the report's warnings, and `excluded` lists
 the runs.csv lines and the runs whose samples are left out, which
-analysis/load.py drops wherever the results dir is read afterwards.
+analysis/results/load.py drops wherever the results dir is read afterwards.
 """
 import csv
 import json
@@ -73,8 +73,8 @@ class Check:
             self.sample_runs.add(samples_of)
 
     def excluded(self):
-        """What analysis/load.py leaves out: runs.csv lines, and the runs
-        whose samples go too."""
+        """What analysis/results/load.py leaves out: runs.csv lines, and the
+        runs whose samples go too."""
         return {"lines": sorted(self.excluded_lines),
                 "sample_runs": sorted(self.sample_runs)}
 
@@ -183,7 +183,7 @@ class _Row:
 def check_raw(path):
     """Check runs.csv and samples.csv of a results dir against raw/.
 
-    Never raises on a malformed dir: analysis/load.py says what is
+    Never raises on a malformed dir: analysis/results/load.py says what is
     unusable about it."""
     chk = Check(path)
     rows, header = _read_csv(os.path.join(path, "runs.csv"))

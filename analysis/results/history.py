@@ -3,8 +3,8 @@ analysed run, across commits.
 
 analysis/analyze updates it. Re-analysing a run replaces that run's rows
 (key: run_id), so the file never holds a run twice. `metric` names the
-figure (ops_per_s, throughput_mbps: analysis/metrics.py) and `headline` is
-1 on the rows of the run's headline metric; `config` is the kernels' base
+figure (ops_per_s, throughput_mbps: analysis/results/metrics.py) and `headline`
+is 1 on the rows of the run's headline metric; `config` is the kernels' base
 config (kernel-variants/build --config). Files from before these columns
 are read as analysis/results/compat.py says.
 """

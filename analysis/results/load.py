@@ -2,8 +2,8 @@
 
 Statistics come from runs.csv, samples.csv, meta.json (with each variant's
 build.json under builds.<variant>.build) and the optional selftest.csv (and
-selftest-<arch>.csv). analysis/check.py checks the rows against their raw
-files first; the runs.csv lines and the runs' samples it leaves out
+selftest-<arch>.csv). analysis/results/check.py checks the rows against their
+raw files first; the runs.csv lines and the runs' samples it leaves out
 (stats.json `excluded`) are left out here too, wherever the dir is read.
 """
 import json
@@ -105,7 +105,7 @@ def per_run(ok, metric):
 
 def longest(runs):
     """The runs of the longest run length (a dir of several lengths, the
-    long profile, is summarised at its longest; analysis/summarize.py)."""
+    long profile, is summarised at its longest; analysis/stats/analyze.py)."""
     lengths = set(runs["seconds"].dropna())
     return runs[runs["seconds"] == max(lengths)] if len(lengths) > 1 \
         else runs
@@ -206,7 +206,7 @@ class Results:
 
     def __init__(self, path, exclude=None):
         """exclude: {"lines": runs.csv lines, "sample_runs": run indexes}
-        to leave out (analysis/check.py); default: stats.json's."""
+        to leave out (analysis/results/check.py); default: stats.json's."""
         self.path = os.path.abspath(path)
         self.run_id = os.path.basename(self.path.rstrip("/"))
         if not os.path.isfile(os.path.join(self.path, "runs.csv")):

@@ -8,7 +8,7 @@ Every metric is a per-run figure, higher is better:
   writes in the measured phase per second. Under icount a 20 s run covers
   under 2% of the loadfile, whose payload per operation varies several-fold
   along it, so MB/s then measures where the phase ended as much as speed
-  (analysis/loadfile.py shows it run by run).
+  (analysis/results/loadfile.py shows it run by run).
 
 The headline metric is the one the verdict, the first table and the first
 plot use: operations per second under icount; MB/s on kvm and tcg, as in

@@ -76,7 +76,7 @@ def compare(mode, ok_new, v_new, ok_base, v_base, warnings, what,
     icount: the median rule (stats.compare_median), paired by perturbation
     seed, or for an A/A twin (paired False: its seeds are its own) paired
     by round, any pairing of independent draws of one kernel being valid;
-    floor: the environment's share (points; analysis/calibrate.py) that
+    floor: the environment's share (points; analysis/stats/calibrate.py) that
     widens the interval before it is called significant. kvm and tcg:
     independent boots, Fieller and Welch t. "significant" says which."""
     seeds_new = ok_new["perturb_seed"].str.strip()
@@ -256,7 +256,7 @@ def summarize(res, loadfile=None):
     """The stats.json dict of a loaded results dir. A dir with several run
     lengths (the long profile) is summarised at its longest one, and each
     length's comparisons go to "convergence". loadfile: tbench's loadfile
-    (analysis/loadfile.py) for the MB/s explanation, or None."""
+    (analysis/results/loadfile.py) for the MB/s explanation, or None."""
     all_runs = res.runs
     run_modes = sorted(set(all_runs["mode"]))
     if len(run_modes) != 1:

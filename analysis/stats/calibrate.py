@@ -17,7 +17,7 @@ which a results dir with many seeds per kernel shows. From such a pool:
 A Rule is its paired and A/A comparisons (stats.compare_*) and the
 pool's value they estimate; RULES holds the report's (median) and the one
 it replaced (t). write() stores the report rule's rates with the
-environment floors (analysis/envfloor.py); load() and floor() read them
+environment floors (analysis/stats/envfloor.py); load() and floor() read them
 back for the report and analysis/compare.
 """
 import json

@@ -1,10 +1,10 @@
 """MB/s explained: tbench's figure of every run predicted from the loadfile.
 
 For each ok run, its raw console log gives tbench's per-second status lines
-(lib/format/console.py, the parser bench uses); analysis/loadfile.py turns the
-loadfile lines they cover into bytes. Per label the measured and predicted
-MB/s are compared with the baseline by the headline's rule (the median
-of the per-seed changes under icount), so the report can say whether
+(lib/format/console.py, the parser bench uses); analysis/results/loadfile.py
+turns the loadfile lines they cover into bytes. Per label the measured and
+predicted MB/s are compared with the baseline by the headline's rule (the
+median of the per-seed changes under icount), so the report can say whether
 loadfile position accounts for the MB/s differences between kernels, and
 its measured rows are the first table's figures.
 """

@@ -345,8 +345,8 @@ def compare_median(new, base, alpha=ALPHA, rank=True):
 def significant(c, floor_pct=0.0, alpha=ALPHA):
     """Whether a comparison tells its two sides apart: for the median rule
     its interval, widened by floor_pct on each side (the environment's
-    share, analysis/envfloor.py), excludes 0; for the t rules its p is below
-    alpha (they carry no floor)."""
+    share, analysis/stats/envfloor.py), excludes 0; for the t rules its p is
+    below alpha (they carry no floor)."""
     if c.get("estimate", "").startswith("median"):
         return excludes_zero(c["pct_ci_lo"], c["pct_ci_hi"], floor_pct)
     p = c["p_t"]

@@ -7,15 +7,15 @@ kernel-variants/build (a user variant: kernel-variants/variant.py), given
 its own initramfs (guest-image/build) and run by bench/run in icount mode
 with the same perturbation seeds, so its figures pair with the good end's
 seed by seed. A candidate is bad when its change against the good end, by
-the median rule of analysis/stats.py widened by the calibrated floor of
+the median rule of analysis/stats/stats.py widened by the calibrated floor of
 the metric (analysis/calibration.json), is significant in the direction of
 the bad end's; both ends are checked first.
 
 Every step is a line of DIR/bisect.log (JSON): the revision, build hash,
 results dir, the per-seed figures and the functions whose kernel
 instructions per operation changed most against the good end (the tries'
-per-function profiles, analysis/profile.py), and each decision another (the
-change against the good end, good or bad). A later invocation
+per-function profiles, analysis/comparison/profile.py), and each decision
+another (the change against the good end, good or bad). A later invocation
 with the same DIR resumes (steps in the log are not built or run again),
 and --replay DIR decides again from the logged figures alone and checks
 that the answer is the logged one.

@@ -5,11 +5,12 @@ raw/<NNN>-<variant>-try<K>.{log,qemu-cmd,stderr,counts,profile.gz}
 (lib/format/FORMATS.md). derive() turns them into the runs.csv cells the
 console and the plugin report give (status, reason, kernel_warnings, the
 figures) plus the per-second samples. bench/tries/runner.py builds each row
-with it, and analysis/check.py re-derives every row with it, so the row and its
-check can never drift apart. The manifest, raw/<NNN>-<variant>-try<K>.sha256,
-holds the sha256 of every raw file of the try (sha256sum format, names
-relative to raw/), written when the try ends: a later edit or truncation
-of any of them shows even where re-parsing would still succeed.
+with it, and analysis/results/check.py re-derives every row with it, so the row
+and its check can never drift apart. The manifest,
+raw/<NNN>-<variant>-try<K>.sha256, holds the sha256 of every raw file of the
+try (sha256sum format, names relative to raw/), written when the try ends: a
+later edit or truncation of any of them shows even where re-parsing would still
+succeed.
 """
 import hashlib
 import os

@@ -205,7 +205,7 @@ def model_columns(model):
 
 
 # Modelled cycles: a counter analysis derives from the columns above and
-# meta.json's penalties (analysis/load.py); never a runs.csv column.
+# meta.json's penalties (analysis/results/load.py); never a runs.csv column.
 MODEL_CYCLES = Counter("model_cycles", "model_cycles", "cycles",
                        "modelled cycles (model)", "lower", False,
                        None, False)
