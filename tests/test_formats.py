@@ -166,21 +166,24 @@ def is_summary_metric(name):
         return False
 
 
-def check_summary(path):
+def check_table(path, columns, table):
+    """A written summary.csv or history.csv against the schema: its header,
+    rows, and no value outside a closed set."""
     rows = rows_of(path)
-    assert header(path) == outputs.SUMMARY_COLUMNS, path
+    assert header(path) == columns, path
     assert rows, path
-    assert outside(rows, outputs.SUMMARY) == {}, path
+    assert outside(rows, table) == {}, path
+    return rows
+
+
+def check_summary(path):
+    rows = check_table(path, outputs.SUMMARY_COLUMNS, outputs.SUMMARY)
     assert all(is_summary_metric(r["metric"]) for r in rows), path
     return rows
 
 
 def check_history(path):
-    rows = rows_of(path)
-    assert header(path) == outputs.HISTORY_COLUMNS, path
-    assert rows, path
-    assert outside(rows, outputs.HISTORY) == {}, path
-    return rows
+    return check_table(path, outputs.HISTORY_COLUMNS, outputs.HISTORY)
 
 
 def check_stats(path):

@@ -131,13 +131,19 @@ def m_overlap(name):
     return resolve(name)["overlap"]
 
 
-def test_the_plugin_accepts_every_preset(tmp_path):
-    exe = tmp_path / "check"
-    (tmp_path / "check.c").write_text(CHECK_C)
+def plugin_program(tmp_path, name, source):
+    """A program of source built against the plugin's model code."""
+    exe = tmp_path / name
+    (tmp_path / (name + ".c")).write_text(source)
     run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(PLUGIN),
-         "-o", str(exe), str(tmp_path / "check.c")]
+         "-o", str(exe), str(tmp_path / (name + ".c"))]
         + [str(PLUGIN / f) for f in ("model.c", "modelcfg.c", "tage.c",
                                      "overlap.c", "sites.c")])
+    return exe
+
+
+def test_the_plugin_accepts_every_preset(tmp_path):
+    exe = plugin_program(tmp_path, "check", CHECK_C)
     lists = [",".join(model.plugin_args(resolve(n))) for n in model.PRESETS]
     got = run([str(exe)] + lists + ["model=on,btb=7168:1"]).stdout.split(
         "\n")
@@ -167,12 +173,7 @@ def test_the_default_rob_is_the_plugins(tmp_path):
     the plugin's default (from its own defaults function) is PLUGIN_ROB,
     the default core's rob is it (so the default model passes no rob=),
     and every preset's is within the plugin's bound, OOO_MAX_ROB."""
-    exe = tmp_path / "rob"
-    (tmp_path / "rob.c").write_text(ROB_C)
-    run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(PLUGIN),
-         "-o", str(exe), str(tmp_path / "rob.c")]
-        + [str(PLUGIN / f) for f in ("model.c", "modelcfg.c", "tage.c",
-                                     "overlap.c", "sites.c")])
+    exe = plugin_program(tmp_path, "rob", ROB_C)
     rob, max_rob = map(int, run([str(exe)]).stdout.split())
     assert rob == int(model.PLUGIN_ROB), \
         "the plugin's default rob is %d, lib/model.py PLUGIN_ROB %s" % (
