@@ -23,13 +23,11 @@ analysis/results/load.py drops wherever the results dir is read afterwards.
 import csv
 import json
 import os
-import sys
 
 import pandas as pd
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
-from lib.format import profile, rawtry, schema  # noqa: E402
+from analysis.results.load import ok_rows
+from lib.format import profile, rawtry, schema
 
 # How QEMU ended is known only to the runner: the phrase a re-derived
 # reason gets in its place.
@@ -406,7 +404,7 @@ def outliers(chk, res):
     """Flag ok runs far outside their label's (OUTLIER_RULE) and leave
     them and their samples out of res.runs / res.samples."""
     runs = res.runs
-    ok = runs[runs["status"] == "ok"]
+    ok = ok_rows(runs)
     flagged = set()
     values = _per_label_values(ok)
     for label, idx in ok.groupby("label").groups.items():
