@@ -45,7 +45,7 @@ TEMPLATES = [
 
 def titles(baseline=reference.BASELINE, with_2011=True):
     """(name, title) of every figure of a run with this baseline; with_2011:
-    the run is set beside 2011 (view.with_2011)."""
+    the run is set beside 2011 (runinfo.with_2011)."""
     ref = ", and 2011's values" if with_2011 else ""
     return [(name, t.format(base=baseline, ref=ref))
             for name, t in TEMPLATES]

@@ -36,7 +36,7 @@ def test_cell(c):
 
 def table_2011(st, res):
     """The first table: each main label's headline with its CI and change
-    against the baseline, beside 2011's figures (view.with_2011) when the
+    against the baseline, beside 2011's figures (runinfo.with_2011) when the
     run repeats 2011's comparison."""
     if not st["groups"]["main"]:
         return AA_ONLY

@@ -6,10 +6,9 @@ import collections
 import os
 import re
 
-from analysis.reporting import facts
-from analysis.results.runinfo import headline
 from analysis.results import compat, reference
 from analysis.results.load import ok_rows, per_run
+from analysis.results.runinfo import headline, mode
 
 # common.gp loads common.vars; throughput.gp and seeds.gp xtics.vars.
 FILES = ("common.vars", "xtics.vars")
@@ -124,12 +123,12 @@ def data(run, out):
     the run's labels, their names and colours, the mode's titles."""
     st = run.st
     lab = labels(st)
-    mode = facts.mode(st)
+    m = mode(st)
     out.write("common.vars", [
         "baseline = %s" % q(compat.baseline(st)),
-        "mode_title = %s" % q(mode.plot_title),
-        "ylabel_mbps = %s" % q(mode.axis[headline(st)]),
-        "ylabel_trace = %s" % q(mode.axis["throughput_mbps"]),
+        "mode_title = %s" % q(m.plot_title),
+        "ylabel_mbps = %s" % q(m.axis[headline(st)]),
+        "ylabel_trace = %s" % q(m.axis["throughput_mbps"]),
         "nlabels = %d" % len(lab)]
         + ["lname%d = %s" % (i, q(name)) for name, (i, _) in lab.items()]
         + ["lcolor%d = %d" % (i, c) for name, (i, c) in lab.items()])
