@@ -39,7 +39,7 @@ import os
 
 import pandas as pd
 
-from analysis.comparison import runs
+from analysis.comparison.runs import differences
 from analysis.results import reference
 from analysis.stats import calibrate, stats
 from analysis.results.load import (FormatError, Results, counted, longest,
@@ -187,7 +187,7 @@ def floor_points(res_a, res_b, metric):
     cal = calibrate.load()
     if res_a.path == res_b.path:
         return calibrate.floor(cal, name, "difference") or 0.0
-    if runs.differences(res_a, res_b):
+    if differences(res_a, res_b):
         return calibrate.floor(cal, name, "level") or 0.0
     return 0.0
 

@@ -4,7 +4,7 @@ analysis/compare's table, and the heading of every section (the mode).
 None and NaN (undefined figures) print as "n/a", never as 0.
 """
 from analysis.results import metrics
-from analysis.results.metrics import missing
+from analysis.results.metrics import missing  # F.missing for the sections
 
 
 def val(x, sig=5):
