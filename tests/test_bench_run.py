@@ -429,3 +429,15 @@ def test_tbench_runs_refuse_builds_of_another_arch(setup):
     assert p.returncode == 1
     assert "plain-read is an s390x build" in p.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_progress_prints_the_modes_headline():
+    """The progress line's figure is the mode's headline: operations per
+    guest second under icount (MB/s beside it), MB/s under kvm and tcg, a
+    pipe run's microseconds per round trip."""
+    row = {"mode": "icount", "ops": "164100", "seconds": "20",
+           "throughput_mbps": "41.49", "pipe_usecs_per_op": ""}
+    assert runner.figure(row) == "8205.0 ops/s (41.49 MB/s)"
+    assert runner.figure(dict(row, mode="tcg")) == "41.49 MB/s"
+    assert runner.figure(dict(row, pipe_usecs_per_op="5.1")) == \
+        "5.1 us per pipe round trip"

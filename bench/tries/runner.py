@@ -17,7 +17,7 @@ from typing import Callable, Optional
 from bench.guest import boot, qemu
 from lib import hostinfo
 from lib.format import profile as profilefmt
-from lib.format import rawtry, results
+from lib.format import rawtry, results, schema
 from lib.log import duration
 
 ABORT_AFTER = 3
@@ -69,9 +69,17 @@ def workload_words(p, run):
 
 
 def figure(row):
-    """The headline figure of an ok row, in words, for progress lines."""
+    """The headline figure of an ok row, in words, for progress lines: a
+    pipe run's microseconds per round trip; else the mode's headline, with
+    tbench's MB/s beside operations per guest second under icount."""
     if row.get("pipe_usecs_per_op"):
         return "%s us per pipe round trip" % row["pipe_usecs_per_op"]
+    mode = schema.MODE.get(row.get("mode"))
+    if mode and mode.headline == "ops_per_s" and row.get("ops") and \
+            row.get("seconds"):
+        return "%.1f ops/s (%s MB/s)" % (
+            float(row["ops"]) / float(row["seconds"]),
+            row["throughput_mbps"])
     return "%s MB/s" % row["throughput_mbps"]
 
 
