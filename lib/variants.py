@@ -118,8 +118,9 @@ def holder(rows, role):
 
 
 ROWS = read()
-if problems(ROWS):
-    raise ValueError("%s: %s" % (RECORD, "; ".join(problems(ROWS))))
+_BAD = problems(ROWS)
+if _BAD:
+    raise ValueError("%s: %s" % (RECORD, "; ".join(_BAD)))
 # The built-in variants, in the order reports list them.
 BUILTIN = tuple(r.name for r in ROWS)
 BASELINE = holder(ROWS, "baseline")

@@ -17,11 +17,7 @@ from lib.format import schema
 # A column of summary.csv or history.csv. values: {value: meaning} when
 # its values are a closed set ("" an empty cell; meaning "" when the value
 # says it all), else None.
-Column = namedtuple("Column", "name doc values")
-
-
-def _col(name, doc, values=None):
-    return Column(name, doc, values)
+Column = namedtuple("Column", "name doc values", defaults=(None,))
 
 
 # method: the test of p_t (stats.json comparisons' `test_t`, by the rule
@@ -55,79 +51,79 @@ TEXT.update(("/".join(c), "") for n in range(1, len(schema.NOT_MEASURED) + 1)
             for c in itertools.combinations(sorted(schema.NOT_MEASURED), n))
 
 _LABEL = [
-    _col("group", "the label's group", GROUP),
-    _col("label", "runs.csv `label`"),
-    _col("variant", "its kernel variant"),
+    Column("group", "the label's group", GROUP),
+    Column("label", "runs.csv `label`"),
+    Column("variant", "its kernel variant"),
 ]
 _COMPARISON = [
-    _col("baseline", "the label it is compared with, empty when none"),
-    _col("pct_change", "% change against the baseline (icount: median of "
-         "the per-seed changes; kvm, tcg: of the means)"),
-    _col("pct_ci_lo", "its 95% interval (icount: the median's "
-         "distribution-free one; kvm, tcg: Fieller's of the ratio of "
-         "means)"),
-    _col("pct_ci_hi", "(upper end)"),
-    _col("method", "the test of `p_t`", {**METHOD, **OLD_METHOD}),
-    _col("p_t", "two-sided p of `method`"),
+    Column("baseline", "the label it is compared with, empty when none"),
+    Column("pct_change", "% change against the baseline (icount: median of "
+           "the per-seed changes; kvm, tcg: of the means)"),
+    Column("pct_ci_lo", "its 95% interval (icount: the median's "
+           "distribution-free one; kvm, tcg: Fieller's of the ratio of "
+           "means)"),
+    Column("pct_ci_hi", "(upper end)"),
+    Column("method", "the test of `p_t`", {**METHOD, **OLD_METHOD}),
+    Column("p_t", "two-sided p of `method`"),
 ]
-_MARKER = _col("marker", "significance marker (stats.json "
-               "`methods.marker`): from `p_t`, on comparisons the rule "
-               "calls significant", MARKER)
+_MARKER = Column("marker", "significance marker (stats.json "
+                 "`methods.marker`): from `p_t`, on comparisons the rule "
+                 "calls significant", MARKER)
 
 SUMMARY = [
     *_LABEL,
-    _col("mode", "runs.csv `mode`", {m: "" for m in schema.RUN_MODES}),
-    _col("metric", "a metric of the run's workload (see Metrics), or "
-         "`<counter>_per_op` for each counter column (divided by `ops`)"),
-    _col("n", "ok runs with a number"),
-    _col("failed", "failed tries of the label"),
-    _col("mean", "mean over the ok runs"),
-    _col("stdev", "their standard deviation"),
-    _col("cov_pct", "coefficient of variation, %"),
-    _col("min", "smallest"),
-    _col("max", "largest"),
-    _col("ci_lo", "t 95% CI of the mean"),
-    _col("ci_hi", "(upper end)"),
-    _col("text", "a counter's `not-supported` / `not-counted` when no run "
-         "has a number (never written as 0)", TEXT),
+    Column("mode", "runs.csv `mode`", {m: "" for m in schema.RUN_MODES}),
+    Column("metric", "a metric of the run's workload (see Metrics), or "
+           "`<counter>_per_op` for each counter column (divided by `ops`)"),
+    Column("n", "ok runs with a number"),
+    Column("failed", "failed tries of the label"),
+    Column("mean", "mean over the ok runs"),
+    Column("stdev", "their standard deviation"),
+    Column("cov_pct", "coefficient of variation, %"),
+    Column("min", "smallest"),
+    Column("max", "largest"),
+    Column("ci_lo", "t 95% CI of the mean"),
+    Column("ci_hi", "(upper end)"),
+    Column("text", "a counter's `not-supported` / `not-counted` when no run "
+           "has a number (never written as 0)", TEXT),
     *_COMPARISON,
-    _col("p_rank", "two-sided p of the rank test (paired: Wilcoxon "
-         "signed-rank; unpaired: Mann-Whitney U)"),
+    Column("p_rank", "two-sided p of the rank test (paired: Wilcoxon "
+           "signed-rank; unpaired: Mann-Whitney U)"),
     _MARKER,
-    _col("mde_pct", "minimum detectable effect, % (t test, 80% power, "
-         "alpha 0.05)"),
+    Column("mde_pct", "minimum detectable effect, % (t test, 80% power, "
+           "alpha 0.05)"),
 ]
 SUMMARY_COLUMNS = [c.name for c in SUMMARY]
 
 HISTORY = [
-    _col("run_id", "results dir name"),
-    _col("date", "meta.json `created_utc` (else the dir name's time)"),
-    _col("git_commit", "meta.json `git.commit` (else the dir name's)"),
-    _col("git_dirty", "meta.json `git.dirty`, empty when unknown",
-         {"true": "", "false": "", "": ""}),
-    _col("kernel_version", "build.json `source.version`"),
-    _col("config_hash", "build hash (build.json `hash`, else the label's "
-         "kernel hashes, `,`-joined)"),
-    _col("profile", "meta.json `plan.profile`"),
-    _col("mode", "the mode (see Modes): runs.csv `mode`, `kvm-nested` for "
-         "a kvm run whose host was emulated", {m.name: "" for m in
-                                               schema.MODES}),
+    Column("run_id", "results dir name"),
+    Column("date", "meta.json `created_utc` (else the dir name's time)"),
+    Column("git_commit", "meta.json `git.commit` (else the dir name's)"),
+    Column("git_dirty", "meta.json `git.dirty`, empty when unknown",
+           {"true": "", "false": "", "": ""}),
+    Column("kernel_version", "build.json `source.version`"),
+    Column("config_hash", "build hash (build.json `hash`, else the label's "
+           "kernel hashes, `,`-joined)"),
+    Column("profile", "meta.json `plan.profile`"),
+    Column("mode", "the mode (see Modes): runs.csv `mode`, `kvm-nested` for "
+           "a kvm run whose host was emulated", {m.name: "" for m in
+                                                 schema.MODES}),
     *_LABEL,
-    _col("n", "ok runs with a number"),
-    _col("failed", "failed tries of the label"),
-    _col("metric", "a throughput metric", {m: "" for m in
-                                           schema.THROUGHPUT}),
-    _col("headline", "1 on the rows of the run's headline metric",
-         {"1": "", "0": ""}),
-    _col("mean", "mean, in the metric's unit"),
-    _col("ci_lo", "t 95% CI of the mean"),
-    _col("ci_hi", "(upper end)"),
+    Column("n", "ok runs with a number"),
+    Column("failed", "failed tries of the label"),
+    Column("metric", "a throughput metric", {m: "" for m in
+                                             schema.THROUGHPUT}),
+    Column("headline", "1 on the rows of the run's headline metric",
+           {"1": "", "0": ""}),
+    Column("mean", "mean, in the metric's unit"),
+    Column("ci_lo", "t 95% CI of the mean"),
+    Column("ci_hi", "(upper end)"),
     *_COMPARISON,
     _MARKER,
-    _col("config", "the kernels' base config (build.json `config`), empty "
-         "in rows from before it", {
-             **{c: "" for a in arch.ARCHES.values() for c in a.configs},
-             "": ""}),
+    Column("config", "the kernels' base config (build.json `config`), empty "
+           "in rows from before it", {
+               **{c: "" for a in arch.ARCHES.values() for c in a.configs},
+               "": ""}),
 ]
 HISTORY_COLUMNS = [c.name for c in HISTORY]
 
@@ -135,78 +131,74 @@ HISTORY_COLUMNS = [c.name for c in HISTORY]
 STATS_SCHEMA = 2
 # A top-level key of stats.json. when: None when every file has it, else
 # when a file has it.
-Key = namedtuple("Key", "name doc when")
-
-
-def _key(name, doc, when=None):
-    return Key(name, doc, when)
+Key = namedtuple("Key", "name doc when", defaults=(None,))
 
 
 _NEWER = "every file but older ones"
 
 
 STATS_KEYS = [
-    _key("schema", "layout version of this file: %d" % STATS_SCHEMA),
-    _key("run_id", "results dir name"),
-    _key("mode", "runs.csv `mode`"),
-    _key("workload", "meta.json `protocol.workload`",
-         "runs of a workload other than tbench"),
-    _key("nested", "meta.json `host.nested` (a kvm run on an emulated "
-         "host), else null"),
-    _key("linux", "the kernels' Linux version (`6.1`, `6.12`) from their "
-         "build.json `source`; null when they name none or mix versions",
-         "files from 2026-12-05 on (older ones are all 6.1's)"),
-    _key("mode_description", "what the mode's figures are (see Modes; a "
-         "nested kvm run's says they are not hardware throughput)"),
-    _key("headline", "the headline metric"),
-    _key("headline_why", "why it is the headline"),
-    _key("lengths", "every run length, s"),
-    _key("seconds", "the longest, whose runs are summarised"),
-    _key("convergence", "per run length, the throughput metrics' "
-         "comparisons ([] with one length)"),
-    _key("mbps_explained", "MB/s by tbench loadfile position "
-         "(analysis/stats/explain.py); null without a loadfile or for "
-         "another workload"),
-    _key("baseline", "the variant the others are compared with "
-         "(meta.json `baseline`; `atomic-read` where absent)"),
-    _key("alpha", "significance level of the tests"),
-    _key("power", "power of the minimum detectable effect"),
-    _key("methods", "the methods in words (analysis/stats/analyze.py "
-         "METHODS)"),
-    _key("calibration", "icount tbench runs: the environment floor "
-         "(analysis/calibration.json), else null", _NEWER),
-    _key("seed_modes", "icount: the spread and modes of each label's "
-         "per-seed figures (analysis/stats/clusters.py), else null",
-         _NEWER),
-    _key("labels", "per label: group, variant, counts, failed reasons, "
-         "missing runs, kernel hashes, run indexes, seeds, drift, steal"),
-    _key("groups", "`main` and `aa`: their labels, in order"),
-    _key("metrics", "per metric: `per_label` (summary.csv's figures) and "
-         "`comparisons` (with their details)"),
-    _key("drift_overall_pct", "second half of the rounds against the "
-         "first, over every label (headline metric, %)"),
-    _key("steal_warn_pct", "steal share of a run's ticks above which a "
-         "label is warned about, %"),
-    _key("tries", "tries of the summarised length"),
-    _key("ok_runs", "their ok runs"),
-    _key("reference_2011", "2011's figures: `source`, `mbps`, `pct`"),
-    _key("warnings", "the warnings, as analysis/analyze prints them"),
-    _key("hosts", "`host`, `qemu_version` and `runs` of the ok runs per "
-         "host", "runs.csv has `host`"),
-    _key("findings", "one record per finding of the raw-file check: "
-         "`file`, `line`, `run`, `field`, `value`, `raw_file`, "
-         "`raw_value`, `what`, `excluded`, `text`"),
-    _key("excluded", "`lines` (of runs.csv) and `sample_runs` (run "
-         "indexes) left out, which analysis/results/load.py leaves out "
-         "wherever the dir is read later, plots included"),
-    _key("check", "rows checked, tries with a manifest, notes, the outlier "
-         "rule"),
-    _key("published", "the perf stat table of the kernel's "
-         "Documentation/staging/static-keys.rst, read from a kernel tree "
-         "of the cache (analysis/models/published.py): `source` (its path "
-         "under the cache) and `table` (`off`, `on`: perf's counter name "
-         "-> [mean, relative error of the mean in % or null]); null when "
-         "no tree had it", "pipe runs"),
+    Key("schema", "layout version of this file: %d" % STATS_SCHEMA),
+    Key("run_id", "results dir name"),
+    Key("mode", "runs.csv `mode`"),
+    Key("workload", "meta.json `protocol.workload`",
+        "runs of a workload other than tbench"),
+    Key("nested", "meta.json `host.nested` (a kvm run on an emulated "
+        "host), else null"),
+    Key("linux", "the kernels' Linux version (`6.1`, `6.12`) from their "
+        "build.json `source`; null when they name none or mix versions",
+        "files from 2026-12-05 on (older ones are all 6.1's)"),
+    Key("mode_description", "what the mode's figures are (see Modes; a "
+        "nested kvm run's says they are not hardware throughput)"),
+    Key("headline", "the headline metric"),
+    Key("headline_why", "why it is the headline"),
+    Key("lengths", "every run length, s"),
+    Key("seconds", "the longest, whose runs are summarised"),
+    Key("convergence", "per run length, the throughput metrics' "
+        "comparisons ([] with one length)"),
+    Key("mbps_explained", "MB/s by tbench loadfile position "
+        "(analysis/stats/explain.py); null without a loadfile or for "
+        "another workload"),
+    Key("baseline", "the variant the others are compared with "
+        "(meta.json `baseline`; `atomic-read` where absent)"),
+    Key("alpha", "significance level of the tests"),
+    Key("power", "power of the minimum detectable effect"),
+    Key("methods", "the methods in words (analysis/stats/analyze.py "
+        "METHODS)"),
+    Key("calibration", "icount tbench runs: the environment floor "
+        "(analysis/calibration.json), else null", _NEWER),
+    Key("seed_modes", "icount: the spread and modes of each label's "
+        "per-seed figures (analysis/stats/clusters.py), else null",
+        _NEWER),
+    Key("labels", "per label: group, variant, counts, failed reasons, "
+        "missing runs, kernel hashes, run indexes, seeds, drift, steal"),
+    Key("groups", "`main` and `aa`: their labels, in order"),
+    Key("metrics", "per metric: `per_label` (summary.csv's figures) and "
+        "`comparisons` (with their details)"),
+    Key("drift_overall_pct", "second half of the rounds against the "
+        "first, over every label (headline metric, %)"),
+    Key("steal_warn_pct", "steal share of a run's ticks above which a "
+        "label is warned about, %"),
+    Key("tries", "tries of the summarised length"),
+    Key("ok_runs", "their ok runs"),
+    Key("reference_2011", "2011's figures: `source`, `mbps`, `pct`"),
+    Key("warnings", "the warnings, as analysis/analyze prints them"),
+    Key("hosts", "`host`, `qemu_version` and `runs` of the ok runs per "
+        "host", "runs.csv has `host`"),
+    Key("findings", "one record per finding of the raw-file check: "
+        "`file`, `line`, `run`, `field`, `value`, `raw_file`, "
+        "`raw_value`, `what`, `excluded`, `text`"),
+    Key("excluded", "`lines` (of runs.csv) and `sample_runs` (run "
+        "indexes) left out, which analysis/results/load.py leaves out "
+        "wherever the dir is read later, plots included"),
+    Key("check", "rows checked, tries with a manifest, notes, the outlier "
+        "rule"),
+    Key("published", "the perf stat table of the kernel's "
+        "Documentation/staging/static-keys.rst, read from a kernel tree "
+        "of the cache (analysis/models/published.py): `source` (its path "
+        "under the cache) and `table` (`off`, `on`: perf's counter name "
+        "-> [mean, relative error of the mean in % or null]); null when "
+        "no tree had it", "pipe runs"),
 ]
 
 

@@ -7,7 +7,8 @@ import os
 import re
 
 from analysis.results import compat, reference
-from analysis.results.load import ok_rows, per_run
+from analysis.results.load import longest, ok_rows, per_run
+from analysis.results.metrics import missing
 from analysis.results.runinfo import headline, mode
 
 # common.gp loads common.vars; throughput.gp and seeds.gp xtics.vars.
@@ -91,7 +92,7 @@ def color(label, i):
 
 
 def num(x):
-    return "NaN" if x is None or x != x or x == "" else "%.10g" % float(x)
+    return "NaN" if missing(x) else "%.10g" % float(x)
 
 
 def q(s):
@@ -106,11 +107,9 @@ def labels(st):
 
 
 def ok_runs(run):
-    """The ok runs of the run length stats.json summarises."""
-    ok = ok_rows(run.res.runs)
-    if run.st.get("seconds"):
-        ok = ok[ok["seconds"] == run.st["seconds"]]
-    return ok
+    """The ok runs of the run length stats.json summarises (the longest,
+    as analysis/stats/analyze.py takes them)."""
+    return ok_rows(longest(run.res.runs))
 
 
 def values(runs, name):
