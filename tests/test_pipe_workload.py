@@ -18,6 +18,7 @@ from analysis.models import published  # noqa: E402
 from analysis.results import load, metrics  # noqa: E402
 from bench.session import cli  # noqa: E402
 from bench.tries import plan, runner  # noqa: E402
+from lib import workloads  # noqa: E402
 from lib.format import console, rawtry, results, schema  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "pipe"
@@ -61,13 +62,13 @@ def test_options_default_to_tbench_and_pipe_takes_loops():
     a = cli.parse(BASE)
     assert a.workload == "tbench" and a.loops is None
     a = cli.parse(BASE + ["--workload", "pipe"])
-    assert a.loops == cli.PIPE_LOOPS == 100000
+    assert a.loops == workloads.WORKLOAD["pipe"].n == 100000
     a = cli.parse(BASE + ["--workload", "pipe", "--loops", "5000"])
     assert a.loops == 5000
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--loops", "10"], "add --workload pipe"),
+    (["--loops", "10"], "add --workload NAME"),
     (["--workload", "pipe", "--seconds", "5"], "drop --seconds/--clients"),
     (["--workload", "pipe", "--clients", "3"], "drop --seconds/--clients"),
     (["--workload", "pipe", "--loops", "0"], "not in 1..100000000"),
@@ -82,11 +83,13 @@ def test_bad_pipe_options_are_usage_errors(argv, words):
 def test_a_pipe_run_has_its_kernel_command_line_and_no_fixed_length():
     p = {"workload": "pipe", "mode": "pipe", "loops": 300, "perf": "none",
          "clients": 20}
-    r = plan.Run(1, 1, 1, "jump-label", "jump-label", 9, plan.PIPE_SECONDS)
+    r = plan.Run(1, 1, 1, "jump-label", "jump-label", 9,
+                 plan.FIXED_WORK_SECONDS)
     assert runner.workload_words(p, r) == [
         "jlbench.loops=300", "jlbench.perf=none", "jlbench.perturb=9"]
     assert plan.profile_defaults("quick", "icount", "pipe") == (6, (0,))
-    assert plan.guest_seconds(p, 0) == pytest.approx(300 * 60e-6)
+    assert plan.guest_seconds(p, 0) == pytest.approx(
+        300 * workloads.WORKLOAD["pipe"].us_per_n * 1e-6)
     tb = {"mode": "tbench", "clients": 2, "perf": "none"}
     assert runner.workload_words(tb, r._replace(seconds=5))[:2] == [
         "jlbench.clients=2", "jlbench.seconds=5"]

@@ -19,7 +19,7 @@ import re
 
 from analysis.models import published
 from analysis.reporting import (configs, explain, facts, figures, models,
-                                pipe, seeds, wherefrom)
+                                seeds, wherefrom, workload)
 from analysis.reporting import fmt as F
 from analysis.reporting.fmt import AA_ONLY, fmt_value, head, unit
 from analysis.reporting.verdict import (NESTED, answer, nested, ordering,
@@ -336,9 +336,9 @@ def render(res, st, out_path, plots_dir):
     """The whole REPORT.md text: first the mode, the answer, the table that
     carries it (with each comparison's verdict) and the main figure, then
     the contents, then the sections. A run of another
-    workload than tbench has its own (analysis/reporting/pipe.py)."""
-    if compat.workload(st) == "pipe":
-        return pipe.render(res, st, out_path, plots_dir)
+    workload than tbench has its own (analysis/reporting/workload.py)."""
+    if compat.workload(st) != compat.WORKLOAD:
+        return workload.render(res, st, out_path, plots_dir)
     out_dir = os.path.dirname(os.path.abspath(out_path))
     rel = os.path.relpath(res.path, out_dir)
     st = dict(st, nested=runinfo.nested(res.meta))

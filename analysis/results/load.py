@@ -60,9 +60,10 @@ def read_runs(path, drop_lines=()):
     if bad:
         raise FormatError("%s: unknown status %s" % (path, ", ".join(bad)))
     ok = df["status"] == "ok"
-    # a pipe run's figure is its time per round trip (schema WORKLOADS)
-    figure = "pipe_usecs_per_op" if "pipe_usecs_per_op" in df.columns \
-        else "throughput_mbps"
+    # a pipe run's figure is its time per round trip, another workload's
+    # the guest seconds of its command (schema WORKLOADS)
+    figure = next((c.name for c in schema.WORKLOAD_COLUMNS
+                   if c.name in df.columns), "throughput_mbps")
     broken = df[ok & ~(df[figure] > 0)]
     if not broken.empty:
         raise FormatError("%s: ok run(s) %s without a throughput"

@@ -3,7 +3,8 @@
 Every metric is a per-run figure, higher is better:
 - `ops_per_s`: tbench operations completed in the measured phase, per
   second of it (guest seconds under icount). It counts work done, whatever
-  the work was.
+  the work was. Every other workload's is its own operations per second
+  (lib/workloads.py: a fixed amount of work per run).
 - `throughput_mbps`: tbench's own figure, the payload of the reads and
   writes in the measured phase per second. Under icount a 20 s run covers
   under 2% of the loadfile, whose payload per operation varies several-fold
@@ -50,9 +51,13 @@ def unit(name):
 def ops_per_s(runs):
     """Operations per second of the measured phase, per run (a Series):
     tbench's ops / seconds; a pipe run's round trips per second by perf
-    bench's own clock, 10^6 / pipe_usecs_per_op."""
+    bench's own clock, 10^6 / pipe_usecs_per_op; any other workload's
+    (lib/workloads.py) operations per second of its command, ops /
+    workload_s."""
     if "pipe_usecs_per_op" in runs.columns:
         return 1e6 / runs["pipe_usecs_per_op"].astype(float)
+    if "workload_s" in runs.columns:
+        return runs["ops"].astype(float) / runs["workload_s"].astype(float)
     return runs["ops"].astype(float) / runs["seconds"].astype(float)
 
 

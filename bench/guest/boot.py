@@ -29,6 +29,7 @@ from typing import Optional, Tuple
 
 from bench.guest import execute, parallel, qemu
 from lib import arch as archmod
+from lib import workloads
 
 # Raw files every boot writes, by extension (the plugin's report besides).
 FILES = (".log", ".qemu-cmd", ".stderr")
@@ -72,6 +73,18 @@ def pipe_words(loops, perf, perturb_seed, guest_timeout=None):
     if guest_timeout:
         words.append("jlbench.timeout=%d" % guest_timeout)
     return words
+
+
+def command_words(w, n, perf, perturb_seed, guest_timeout):
+    """The jlbench.* words of a run of workload w (lib/workloads.py, agent
+    mode run) with n units of work; guest_timeout: the seconds the agent
+    allows its command."""
+    return ["jlbench.workload=%s" % w.name,
+            "jlbench.run=%s" % ",".join(workloads.words(w, n)),
+            "jlbench.ops=%d" % workloads.ops(w, n),
+            "jlbench.perf=%s" % (perf or "none"),
+            "jlbench.perturb=%d" % perturb_seed,
+            "jlbench.timeout=%d" % guest_timeout]
 
 
 @dataclass(frozen=True)

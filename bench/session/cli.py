@@ -10,12 +10,12 @@ import os
 
 from bench.guest import accel, qemu
 from bench.tries import plan, slurm
-from lib import model
+from lib import model, workloads
 from lib.format import schema
 
 DESCRIPTION = """\
 Boot each kernel variant in QEMU, once per run, run tbench (or with
---workload pipe, perf bench sched pipe) in the guest and
+--workload NAME another workload of lib/workloads.py) in the guest and
 record every try in a results dir: results/<UTC time>-<git sha>/ with
 raw/ (console log and QEMU command line per try), runs.csv, samples.csv,
 plan.csv and meta.json.
@@ -63,8 +63,11 @@ DEFAULT_PERF = "branches,branch-misses,instructions,cycles,task-clock," \
 # what sets each in bench/run; --append takes none of them, but for those
 # no option sets (APPENDABLE: bench/envstudy's jlbench.envpad).
 PROTOCOL_WORDS = {
-    "mode": "is set by --workload (tbench or pipe)",
-    "loops": "is set by --loops (--workload pipe)",
+    "mode": "is set by --workload",
+    "loops": "is set by --loops (a --workload other than tbench)",
+    "workload": "is set by --workload",
+    "run": "is set by --workload (its record's command)",
+    "ops": "is set by --loops (the workload's operations)",
     "variant": "is set by bench/run itself (each run's kernel)",
     "clients": "is set by --clients",
     "seconds": "is set by --seconds",
@@ -73,10 +76,8 @@ PROTOCOL_WORDS = {
     "timeout": "is left at the agent's default by bench/run",
 }
 APPENDABLE = ("envpad",)
-# --workload pipe's round trips per run by default: the pipe-test of the
-# kernel's Documentation/staging/static-keys.rst made 100,000 a run (its
-# perf stat counts 200,003 context switches, two per round trip).
-PIPE_LOOPS = 100000
+# The workloads that run a fixed amount of work (--loops).
+FIXED_WORK = [w.name for w in workloads.WORKLOADS if w.n is not None]
 
 
 class UsageError(Exception):
@@ -231,15 +232,16 @@ def parser():
       help="run length profile (default: quick)")
     a("--boots", type=int_range(1, 1000), metavar="N",
       help="runs (boots) per variant (default: the profile's)")
-    a("--workload", choices=[w.name for w in schema.WORKLOADS],
-      default="tbench",
-      help="what the guest runs between the window markers: tbench (the "
-           "default, as in 2011) or pipe: perf bench sched pipe, the "
-           "workload of the perf stat table in the kernel's "
-           "Documentation/staging/static-keys.rst")
+    a("--workload", choices=[w.name for w in workloads.WORKLOADS],
+      default=workloads.DEFAULT, metavar="NAME",
+      help="what the guest runs between the window markers "
+           "(lib/workloads.py; default: tbench, as in 2011): %s"
+           % ", ".join(workloads.SUITE))
     a("--loops", type=int_range(1, 100000000), metavar="N",
-      help="--workload pipe: round trips per run (default: %d, as many "
-           "as that table's pipe-test made per run)" % PIPE_LOOPS)
+      help="a workload other than tbench: its fixed work per run, in its "
+           "record's unit (pipe: round trips; default: the record's n, "
+           "pipe's %d as the pipe-test of the perf stat table made)"
+           % workloads.WORKLOAD["pipe"].n)
     a("--clients", type=int_range(1, 512), default=20, metavar="N",
       help="tbench clients (default: 20, as in 2011)")
     a("--seconds", type=_lengths, metavar="S[,S...]",
@@ -340,12 +342,15 @@ def parse(argv):
         raise UsageError(str(e))
     if args.aa is not None and args.no_aa:
         raise UsageError("--aa runs only an A/A control; drop --no-aa")
-    if args.workload == "pipe" and (args.seconds or args.clients != 20):
-        raise UsageError("--workload pipe runs a number of round trips "
-                         "(--loops), not tbench: drop --seconds/--clients")
-    if args.loops is not None and args.workload != "pipe":
-        raise UsageError("--loops sets --workload pipe's round trips; add "
-                         "--workload pipe")
-    if args.workload == "pipe" and args.loops is None:
-        args.loops = PIPE_LOOPS
+    w = workloads.WORKLOAD[args.workload]
+    if w.n is not None and (args.seconds or args.clients != 20):
+        raise UsageError("--workload %s runs a fixed amount of work "
+                         "(--loops), not tbench: drop --seconds/--clients"
+                         % w.name)
+    if args.loops is not None and w.n is None:
+        raise UsageError("--loops sets the work of a workload other than "
+                         "tbench; add --workload NAME (%s)"
+                         % ", ".join(FIXED_WORK))
+    if args.loops is None:
+        args.loops = w.n
     return args

@@ -16,6 +16,7 @@ from bench.session import cli, session
 from bench.tries import inputs, runner, slurm, slurmrun
 from bench.tries import plan as planmod
 from lib import arch as archmod
+from lib import workloads
 from lib.log import Log, duration
 
 
@@ -67,8 +68,11 @@ def _announce(args, log, s):
     lengths = sorted({r.seconds for r in s.plan})
     what = "%s s tbench, %d clients" % (", ".join(map(str, lengths)),
                                         protocol["clients"])
-    if protocol.get("workload") == "pipe":
-        what = "perf bench sched pipe, %d round trips" % protocol["loops"]
+    if protocol.get("workload", workloads.DEFAULT) != workloads.DEFAULT:
+        w = workloads.WORKLOAD[protocol["workload"]]
+        what = "%s, n=%d: %d operations (one: %s)" % (
+            w.name, protocol["loops"], workloads.ops(w, protocol["loops"]),
+            w.op)
     log.write("plan: %d runs left of %d (%s mode, %s);"
               " expected duration %s (%s per run, %d at once)" % (
                   len(s.pending), len(s.plan), mode, what,

@@ -16,6 +16,8 @@ import csv
 import random
 from collections import namedtuple
 
+from lib import workloads
+
 Run = namedtuple("Run", "index round position variant label perturb_seed "
                  "seconds")
 FIELDS = list(Run._fields)
@@ -52,20 +54,27 @@ PLUGIN_FACTOR = 1.1
 MODEL_FACTOR = 4.0
 
 
-# pipe (--workload pipe): guest seconds of perf bench sched pipe per round
-# trip (its usecs/op), a generous figure for the ETA and the timeout:
-# smoke kernel under icount, measured (bench/README.md). A pipe run has no
-# fixed length: its plan's `seconds` is PIPE_SECONDS.
-PIPE_US_PER_LOOP = 60.0
-PIPE_SECONDS = 0
+# A workload other than tbench does a fixed amount of work (lib/workloads.py
+# n); its plan's `seconds` is FIXED_WORK_SECONDS, and its guest seconds
+# come from the record's us_per_n (smoke kernels under icount, rounded up).
+FIXED_WORK_SECONDS = 0
 
 
 def guest_seconds(protocol, seconds):
     """A run's expected workload time in guest seconds: tbench's run
-    length `seconds`, or pipe's loops (meta.json protocol)."""
-    if protocol.get("workload") == "pipe":
-        return protocol["loops"] * PIPE_US_PER_LOOP / 1e6
-    return seconds
+    length `seconds`, or another workload's n (meta.json protocol's
+    loops) at its record's us_per_n."""
+    w = workloads.WORKLOAD[protocol.get("workload", workloads.DEFAULT)]
+    if w.n is None:
+        return seconds
+    return protocol["loops"] * w.us_per_n / 1e6
+
+
+def guest_limit(protocol):
+    """The guest seconds the agent allows a fixed-work command (its
+    jlbench.timeout): four times the expected, plus a minute, as the full
+    kernels take longer than the smoke kernels us_per_n was measured on."""
+    return round(4 * guest_seconds(protocol, 0) + 60)
 
 
 def estimate(mode, seconds, plugin=False, model=False):
@@ -82,10 +91,10 @@ def default_timeout(mode, seconds, plugin=False, model=False):
 
 def profile_defaults(profile, mode, workload="tbench"):
     """(boots, tuple of run lengths in seconds) of a profile in a mode; a
-    pipe run's one length is PIPE_SECONDS (its loops end it)."""
+    run of fixed work has one length, FIXED_WORK_SECONDS (its n ends it)."""
     boots, lengths = PROFILES[profile][mode]
-    if workload == "pipe":
-        return boots, (PIPE_SECONDS,)
+    if workloads.WORKLOAD[workload].n is not None:
+        return boots, (FIXED_WORK_SECONDS,)
     return boots, lengths
 
 

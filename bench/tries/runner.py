@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from bench.guest import boot, qemu
-from lib import hostinfo
+from bench.tries import plan as planmod
+from lib import hostinfo, workloads
 from lib.format import profile as profilefmt
 from lib.format import rawtry, results, schema
 from lib.log import duration
@@ -61,19 +62,27 @@ class Context:
 
 def workload_words(p, run):
     """The jlbench.* words of the workload (meta.json protocol p) for run."""
-    if p.get("workload") == "pipe":
+    w = workloads.WORKLOAD[p.get("workload", workloads.DEFAULT)]
+    if w.mode == "pipe":
         return boot.pipe_words(p["loops"], p.get("perf"), run.perturb_seed,
                                p.get("guest_timeout"))
+    if w.mode == "run":
+        return boot.command_words(
+            w, p["loops"], p.get("perf"), run.perturb_seed,
+            p.get("guest_timeout") or planmod.guest_limit(p))
     return boot.tbench_words(p["clients"], run.seconds, p.get("perf"),
                              run.perturb_seed, p.get("guest_timeout"))
 
 
 def figure(row):
     """The headline figure of an ok row, in words, for progress lines: a
-    pipe run's microseconds per round trip; else the mode's headline, with
-    tbench's MB/s beside operations per guest second under icount."""
+    pipe run's microseconds per round trip; another workload's operations
+    per second of its command; else the mode's headline, with tbench's MB/s
+    beside operations per guest second under icount."""
     if row.get("pipe_usecs_per_op"):
         return "%s us per pipe round trip" % row["pipe_usecs_per_op"]
+    if row.get("workload_s"):
+        return "%.1f ops/s" % (float(row["ops"]) / float(row["workload_s"]))
     mode = schema.MODE.get(row.get("mode"))
     if mode and mode.headline == "ops_per_s" and row.get("ops") and \
             row.get("seconds"):

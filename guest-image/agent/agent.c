@@ -10,7 +10,8 @@
  *   5. run the mode: tbench (tbench_srv, wait for port 7003, optional
  *      perturbation spin, tbench under perf stat, parse), pipe (optional
  *      perturbation spin, perf bench sched pipe under perf stat, parse),
- *      selftest, shell
+ *      run (optional perturbation spin, the host's command under perf
+ *      stat, its exit status), selftest, shell
  *   6. print the result block, power off
  * Any failure prints status=error with a reason and powers off.
  */
@@ -47,6 +48,8 @@
 
 static struct jlb_tbench tb;
 static struct jlb_pipe pb;
+/* run mode: the workload's name, for its echoed output lines. */
+static const char *run_name;
 
 /* read_cpustat: the cpu line of /proc/stat. */
 static void read_cpustat(struct jlb_cpustat *s)
@@ -107,6 +110,18 @@ static int pipe_line(char *line, char *err)
 		line[--n] = '\0';
 	say("pipe: %s", line);
 	return jlb_pipe_line(&pb, line, err, JLB_ERR_LEN) < 0 ? -1 : 0;
+}
+
+/* run_line: echo one line of a run-mode workload; the host checks it. */
+static int run_line(char *line, char *err)
+{
+	size_t n = strlen(line);
+
+	(void)err;
+	while (n > 0 && line[n - 1] == '\r')
+		line[--n] = '\0';
+	say("%s: %s", run_name, line);
+	return 0;
 }
 
 /* A workload's output handler: one line, without its newline. */
@@ -399,6 +414,45 @@ static void run_pipe(const struct jlb_params *p)
 		report_perf(p);
 }
 
+/* run_command: mode run, the host's command for workload p->workload
+ * (lib/workloads.py): a fixed amount of work, done when it exits 0. */
+static void run_command(const struct jlb_params *p)
+{
+	char err[JLB_ERR_LEN], events[sizeof(p->perf)];
+	char running[sizeof(events) + JLB_CMD_LEN + 64];
+	char *perf_argv[JLB_MAX_ARGS + 10] = { "/usr/bin/perf", "stat", "-a",
+					       "-x,", "-o", PERF_OUT, "-e",
+					       events, "--" };
+	size_t len = 0;
+	unsigned int i;
+	struct frame f;
+
+	strcpy(events, p->perf);
+	for (i = 0; i < p->nargs; i++) {
+		perf_argv[9 + i] = p->argv[i];
+		len += (size_t)snprintf(running + len, sizeof(running) - len,
+					"%s%s", i ? " " : "", p->argv[i]);
+	}
+	if (p->nevents)
+		snprintf(running + len, sizeof(running) - len,
+			 " under perf stat -e %s", events);
+	run_name = p->workload;
+	env_pad(p, p->workload);
+	measure(p, p->nevents ? perf_argv : p->argv, p->workload, running,
+		p->timeout, run_line, &f);
+	if (f.status != 0) {
+		describe_status(f.status, p->argv[0], err);
+		fail_now("%s", err);
+	}
+	kv("uptime_run_start_s", "%.3f", f.t0);
+	kv("uptime_run_end_s", "%.3f", f.t1);
+	kv("workload_s", "%.6f", f.t1 - f.t0);
+	kv("ops", "%llu", p->ops);
+	report_stat(&f);
+	if (p->nevents)
+		report_perf(p);
+}
+
 static void run_shell(void)
 {
 	char *argv[] = { "/bin/sh", NULL };
@@ -471,6 +525,13 @@ int main(void)
 		kv_header("perf", "%s", p.perf);
 		kv_header("timeout", "%u", p.timeout);
 		watchdog_arm(pipe_limit(&p) + WATCHDOG_SLACK_S);
+	} else if (strcmp(p.mode, "run") == 0) {
+		kv_header("workload", "%s", p.workload);
+		kv_header("ops", "%llu", p.ops);
+		kv_header("perturb", "%u", (unsigned int)p.perturb);
+		kv_header("perf", "%s", p.perf);
+		kv_header("timeout", "%u", p.timeout);
+		watchdog_arm(p.timeout + WATCHDOG_SLACK_S);
 	} else {
 		watchdog_arm(300);
 	}
@@ -481,6 +542,8 @@ int main(void)
 		run_tbench(&p);
 	else if (strcmp(p.mode, "pipe") == 0)
 		run_pipe(&p);
+	else if (strcmp(p.mode, "run") == 0)
+		run_command(&p);
 	else if (strcmp(p.mode, "selftest") == 0)
 		run_selftest(&p);
 	else

@@ -75,11 +75,42 @@ static int parse_events(const char *v, size_t n, struct jlb_params *p,
 }
 
 enum { K_MODE, K_VARIANT, K_CLIENTS, K_SECONDS, K_PERF, K_PERTURB,
-	K_TIMEOUT, K_ENVPAD, K_LOOPS, K_COUNT };
+	K_TIMEOUT, K_ENVPAD, K_LOOPS, K_WORKLOAD, K_RUN, K_OPS, K_COUNT };
 static const char *const keys[K_COUNT] = {
 	"mode", "variant", "clients", "seconds", "perf", "perturb", "timeout",
-	"envpad", "loops",
+	"envpad", "loops", "workload", "run", "ops",
 };
+
+/* parse_run: jlbench.run, the command as a comma list of words, the first
+ * an absolute path. */
+static int parse_run(const char *v, size_t n, struct jlb_params *p,
+		     char *err, size_t errlen)
+{
+	char *w;
+
+	if (jlb_copy(p->cmd, sizeof(p->cmd), v, n) < 0)
+		return jlb_fail(err, errlen, "jlbench.run is longer than %d "
+				"bytes", JLB_CMD_LEN - 1);
+	if (p->cmd[0] != '/')
+		return jlb_fail(err, errlen, "jlbench.run: '%.40s' does not "
+				"start with an absolute path", p->cmd);
+	p->nargs = 0;
+	for (w = p->cmd; w; ) {
+		char *comma = strchr(w, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (!*w)
+			return jlb_fail(err, errlen, "jlbench.run: an empty word");
+		if (p->nargs == JLB_MAX_ARGS)
+			return jlb_fail(err, errlen, "jlbench.run: more than %d "
+					"words", JLB_MAX_ARGS);
+		p->argv[p->nargs++] = w;
+		w = comma ? comma + 1 : NULL;
+	}
+	p->argv[p->nargs] = NULL;
+	return 0;
+}
 
 /* bad_value: the reason for a rejected jlbench.<key>=<value>. */
 static int bad_value(int key, const char *v, size_t n, const char *want,
@@ -112,10 +143,11 @@ static int apply(int key, const char *v, size_t n, struct jlb_params *p,
 	case K_MODE:
 		if ((n == 6 && memcmp(v, "tbench", 6) == 0) ||
 		    (n == 4 && memcmp(v, "pipe", 4) == 0) ||
+		    (n == 3 && memcmp(v, "run", 3) == 0) ||
 		    (n == 8 && memcmp(v, "selftest", 8) == 0) ||
 		    (n == 5 && memcmp(v, "shell", 5) == 0))
 			return jlb_copy(p->mode, sizeof(p->mode), v, n);
-		return bad_value(key, v, n, "tbench, pipe, selftest or shell",
+		return bad_value(key, v, n, "tbench, pipe, run, selftest or shell",
 				 err, errlen);
 	case K_VARIANT:
 		if (!valid_variant(v, n) ||
@@ -123,6 +155,16 @@ static int apply(int key, const char *v, size_t n, struct jlb_params *p,
 			return bad_value(key, v, n, "[a-z0-9-]{1,63}", err,
 					 errlen);
 		return 0;
+	case K_WORKLOAD:
+		if (!valid_variant(v, n) ||
+		    jlb_copy(p->workload, sizeof(p->workload), v, n) < 0)
+			return bad_value(key, v, n, "[a-z0-9-]{1,63}", err,
+					 errlen);
+		return 0;
+	case K_RUN:
+		return parse_run(v, n, p, err, errlen);
+	case K_OPS:
+		return number(key, v, n, 1, 1ULL << 62, &p->ops, err, errlen);
 	case K_CLIENTS:
 		if (number(key, v, n, 1, 512, &x, err, errlen) < 0)
 			return -1;
@@ -190,6 +232,7 @@ int jlb_parse_cmdline(const char *cmdline, struct jlb_params *p,
 	memset(p, 0, sizeof(*p));
 	strcpy(p->mode, "tbench");
 	strcpy(p->variant, "unknown");
+	strcpy(p->workload, "unknown");
 	strcpy(p->perf, "none");
 	p->clients = 20;
 	p->seconds = 30;
@@ -216,6 +259,10 @@ int jlb_parse_cmdline(const char *cmdline, struct jlb_params *p,
 		if (apply(k, eq + 1, wl - 8 - nl - 1, p, err, errlen) < 0)
 			return -1;
 	}
+	if (strcmp(p->mode, "run") == 0 &&
+	    (!seen[K_RUN] || !seen[K_OPS] || !seen[K_WORKLOAD]))
+		return jlb_fail(err, errlen, "jlbench.mode=run needs "
+				"jlbench.workload, jlbench.run and jlbench.ops");
 	return 0;
 }
 

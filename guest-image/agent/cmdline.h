@@ -19,11 +19,19 @@
  * pipe-test of Documentation/staging/static-keys.rst made per run (its
  * perf stat counts 200,003 context switches a run, two per round trip). */
 #define JLB_DEFAULT_LOOPS 100000
+/* Mode run's command: at most this many words, this many bytes in all. */
+#define JLB_MAX_ARGS 32
+#define JLB_CMD_LEN 512
 
 /* Parameters from the kernel command line (PROTOCOL.md). */
 struct jlb_params {
-	char mode[16];			/* tbench | pipe | selftest | shell */
+	char mode[16];			/* tbench | pipe | run | selftest | shell */
 	char variant[64];		/* [a-z0-9-]+ */
+	char workload[64];		/* run: the workload's name, echoed */
+	unsigned int nargs;		/* run: words of argv */
+	char *argv[JLB_MAX_ARGS + 1];	/* run: the command, into cmd */
+	char cmd[JLB_CMD_LEN];		/* run: jlbench.run, NUL per comma */
+	unsigned long long ops;		/* run: operations of the command */
 	unsigned int clients;		/* 1..512 */
 	unsigned int seconds;		/* 1..3600 */
 	unsigned int loops;		/* pipe: 1..JLB_MAX_LOOPS round trips */

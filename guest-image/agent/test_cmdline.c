@@ -42,6 +42,13 @@ void test_cmdline(void)
 		"jlbench.perf=cycles,none", "jlbench.perf=a,a",
 		"jlbench.perf=cpu/instructions/", "jlbench.perf=a;b",
 		"jlbench.perf=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17",
+		"jlbench.mode=run jlbench.workload=a jlbench.ops=1",
+		"jlbench.mode=run jlbench.run=/b jlbench.ops=1",
+		"jlbench.mode=run jlbench.run=/b jlbench.workload=a",
+		"jlbench.run=b", "jlbench.run=/b,,c", "jlbench.run=/b,",
+		"jlbench.run=", "jlbench.ops=0", "jlbench.workload=A",
+		"jlbench.run=/1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,"
+		"20,21,22,23,24,25,26,27,28,29,30,31,32,33",
 	};
 	size_t i;
 
@@ -79,6 +86,15 @@ void test_cmdline(void)
 	CHECK(p.loops == 100000000);
 	CHECK(jlb_parse_cmdline("jlbench.mode=pipe jlbench.loops=1", &p, err,
 				sizeof(err)) == 0 && p.loops == 1);
+	CHECK(jlb_parse_cmdline("jlbench.mode=run jlbench.workload=fault "
+				"jlbench.run=/usr/bin/stress-ng,--fault,1 "
+				"jlbench.ops=20000", &p, err, sizeof(err)) == 0);
+	CHECK_STR(p.mode, "run");
+	CHECK_STR(p.workload, "fault");
+	CHECK(p.nargs == 3 && p.argv[3] == NULL && p.ops == 20000);
+	CHECK_STR(p.argv[0], "/usr/bin/stress-ng");
+	CHECK_STR(p.argv[1], "--fault");
+	CHECK_STR(p.argv[2], "1");
 	/* Words after "--" belong to init's argv; look-alikes are not ours. */
 	CHECK(jlb_parse_cmdline("jlbench.clients=3 -- jlbench.clients=abc",
 				&p, err, sizeof(err)) == 0 && p.clients == 3);

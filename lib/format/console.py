@@ -157,13 +157,27 @@ def verdict(rep, ended, mode="tbench"):
         if tput is None or tput <= 0:
             return "failed", "result block has no valid throughput_mbps (%r)" \
                 % b.get("throughput_mbps")
-    if mode == "pipe":
-        for key in ("ops", "pipe_usecs_per_op"):
+    if mode in ("pipe", "run"):
+        for key in ("ops", "pipe_usecs_per_op" if mode == "pipe"
+                    else "workload_s"):
             x = _number(b.get(key))
             if x is None or x <= 0:
                 return "failed", "result block has no valid %s (%r)" % (
                     key, b.get(key))
     return "ok", ""
+
+
+def did_its_work(text, w):
+    """(status, reason) of a try of mode-run workload w (lib/workloads.py)
+    whose block is ok: failed when no line of its output, as the agent
+    echoed it, has w.expect."""
+    prefix = "jlbench: %s: " % w.name
+    if w.mode != "run" or any(
+            line.startswith(prefix) and w.expect in line
+            for line in text.splitlines()):
+        return "ok", ""
+    return "failed", "%s's output lacks %r: it did not do its work" % (
+        w.name, w.expect)
 
 
 def samples(block, key):

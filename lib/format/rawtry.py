@@ -15,6 +15,7 @@ succeed.
 import hashlib
 import os
 
+from lib import workloads
 from lib.format import console, counts, results, schema
 
 # Raw files of a try, by extension, in the order the manifest lists them.
@@ -56,9 +57,13 @@ def derive(base, perf_events, plugin, ended, workload="tbench"):
     ended: how QEMU ended, a phrase for the reason (console.verdict);
     workload: what the agent ran (lib/format/schema.py WORKLOADS).
     """
-    rep = console.parse(console.read(base + ".log"))
+    text = console.read(base + ".log")
+    rep = console.parse(text)
     status, reason = console.verdict(rep, ended,
                                      schema.WORKLOAD[workload].mode)
+    if status == "ok":
+        status, reason = console.did_its_work(
+            text, workloads.WORKLOAD[workload])
     cells = dict.fromkeys(results.figures({}, perf_events, workload))
     warmup = measured = []
     if status == "ok":

@@ -18,7 +18,7 @@ one is compared with (lib/variants.py's).
 import re
 from collections import namedtuple
 
-from lib import variants
+from lib import variants, workloads
 
 BASELINE = variants.BASELINE
 
@@ -299,13 +299,12 @@ METRICS = [
 ]
 THROUGHPUT = {m.name: m for m in METRICS if m.throughput}
 
-# A workload: what the agent runs between its window markers
-# (guest-image/PROTOCOL.md; `bench/run --workload`, meta.json
-# protocol.workload). mode: the agent's jlbench.mode; op: one operation,
-# in words; metrics: the METRICS of its runs (other runs.csv figures stay
-# empty); headline: its headline metric, or None for the accelerator
-# mode's (MODES); columns: runs.csv columns of its own, after the others;
-# title: the workload in a report's words.
+# A workload (lib/workloads.py, where each is a record) as results see it:
+# mode: the agent's jlbench.mode; op: one operation, in words; metrics:
+# the METRICS of its runs (other runs.csv figures stay empty); headline: its
+# headline metric, or None for the accelerator mode's (MODES); columns:
+# runs.csv columns of its own, after the others (by agent mode); title: the
+# workload in a report's words.
 Workload = namedtuple("Workload", "name mode op metrics headline columns "
                       "title")
 PIPE_COLUMNS = [
@@ -313,18 +312,20 @@ PIPE_COLUMNS = [
          "round trip, by its own clock (guest time under icount)", "us",
          "pipe_usecs_per_op"),
 ]
-WORKLOADS = [
-    Workload("tbench", "tbench", "tbench operation",
-             tuple(m.name for m in METRICS), None, [],
-             "tbench (dbench 4.0) on the guest's loopback"),
-    Workload("pipe", "pipe", "pipe round trip", ("ops_per_s", "ops"),
-             "ops_per_s", PIPE_COLUMNS,
-             "`perf bench sched pipe`: two processes pass an int back and "
-             "forth through two pipes, as in the perf stat table of the "
-             "kernel's Documentation/staging/static-keys.rst"),
+COMMAND_COLUMNS = [
+    _col("workload_s", "guest seconds from the start of the workload's "
+         "command to its exit (agent mode run)", "s", "workload_s"),
 ]
+# By agent mode: (metrics, headline, columns).
+_FIGURES = {
+    "tbench": (tuple(m.name for m in METRICS), None, []),
+    "pipe": (("ops_per_s", "ops"), "ops_per_s", PIPE_COLUMNS),
+    "run": (("ops_per_s", "ops"), "ops_per_s", COMMAND_COLUMNS),
+}
+WORKLOADS = [Workload(w.name, w.mode, w.op, *_FIGURES[w.mode], w.title)
+             for w in workloads.WORKLOADS]
 WORKLOAD = {w.name: w for w in WORKLOADS}
-WORKLOAD_COLUMNS = [c for w in WORKLOADS for c in w.columns]
+WORKLOAD_COLUMNS = PIPE_COLUMNS + COMMAND_COLUMNS
 
 
 def workload(meta):

@@ -1,27 +1,36 @@
-"""The pipe workload (`bench/run --workload pipe`): its REPORT.md.
+"""The REPORT.md of a run of a workload other than tbench (`bench/run
+--workload NAME`, lib/workloads.py): a fixed amount of work per run.
 
-The workload is `perf bench sched pipe -l N` in the guest: two processes
-pass an int back and forth through two pipes, N round trips (an
-"operation"). It is the workload of the one published full-counter
-hardware comparison of JUMP_LABEL on and off, the `perf stat` table of the
-kernel's Documentation/staging/static-keys.rst (Linux 3.3.0-rc2, an unnamed
-CPU): cycles, instructions, branches, branch-misses and elapsed time of a
-pipe-test of 100,000 round trips, the mean of 50 runs each.
+Its headline is the workload's operations per second (guest time under
+icount): pipe's by perf bench's own clock (10^6 / `pipe_usecs_per_op`),
+every other's the operations of its command over the guest seconds it
+took. Counters are per operation.
 
-render() is REPORT.md for a pipe run's stats.json (analysis/stats/analyze.py
-with the workload's own headline: round trips per second, 10^6 /
-`pipe_usecs_per_op`, perf bench's own clock, guest time under icount);
-analysis/models/published.py sets its model's deltas beside that table.
+pipe (`perf bench sched pipe -l N`: two processes pass an int back and
+forth through two pipes, N round trips) is the workload of the one
+published full-counter hardware comparison of JUMP_LABEL on and off, the
+`perf stat` table of the kernel's Documentation/staging/static-keys.rst
+(Linux 3.3.0-rc2, an unnamed CPU, the mean of 50 runs of a pipe-test of
+100,000 round trips): analysis/models/published.py sets its model's deltas
+beside that table.
 """
 from analysis.models import published
 from analysis.reporting import facts, models
 from analysis.reporting import fmt as F
 from analysis.reporting.fmt import head
-from analysis.results import reference, runinfo
+from analysis.results import compat, reference, runinfo
 from analysis.results.runinfo import comparisons, metric
+from lib import workloads
 from lib.format import schema
 
-WORKLOAD = schema.WORKLOAD["pipe"]
+
+def _workload(st):
+    """The workload's record (lib/workloads.py) of a stats dict."""
+    return workloads.WORKLOAD[compat.workload(st)]
+
+
+def _headline(st):
+    return metric(st, schema.WORKLOAD[compat.workload(st)].headline)
 
 
 def _cell(x, digits=6):
@@ -33,8 +42,8 @@ def _rate(x):
 
 
 def variant_table(st, group):
-    """Round trips per second of each label of group."""
-    m = metric(st, WORKLOAD.headline)
+    """Operations per second of each label of group."""
+    m = _headline(st)
     info = {i["label"]: i for i in st["labels"]}
     rows = []
     for lab in st["groups"][group]:
@@ -45,15 +54,15 @@ def variant_table(st, group):
                      F.val(d["cov_pct"], 3), _rate(d["min"]),
                      _rate(d["max"]),
                      "[%s, %s]" % (_rate(d["ci_lo"]), _rate(d["ci_hi"]))])
-    return F.table(["label", "n", "failed tries", "round trips/s",
-                    "us per round trip", "CoV %", "min", "max",
+    return F.table(["label", "n", "failed tries", "ops/s",
+                    "us per op", "CoV %", "min", "max",
                     "95% CI of the mean"], rows, "lrrrrrrrr")
 
 
 def comparison_table(st, group):
     """The headline's comparisons of group against their baseline."""
     rows = []
-    for c in metric(st, WORKLOAD.headline)["comparisons"]:
+    for c in _headline(st)["comparisons"]:
         if c["group"] != group:
             continue
         n = "%d pairs" % c["n"] if c["paired"] else "%d vs %d" % (
@@ -69,7 +78,7 @@ def comparison_table(st, group):
 
 
 def counters(st):
-    """Every counter per round trip, by label, with its % change."""
+    """Every counter per operation, by label, with its % change."""
     main = st["groups"]["main"]
     rows = []
     for m in st["metrics"]:
@@ -92,14 +101,15 @@ def counters(st):
         rows.append([schema.counter(col).name] + cells)
     if not rows:
         return "No counters in this run."
-    return F.table(["counter per round trip"] + ["`%s`" % v for v in main],
+    return F.table(["counter per op"] + ["`%s`" % v for v in main],
                    rows)
 
 
 def answer(st):
-    """The opening sentence: each kernel's round trips per second against
+    """The opening sentence: each kernel's operations per second against
     the baseline."""
-    m = metric(st, WORKLOAD.headline)
+    m = _headline(st)
+    w = _workload(st)
     parts = []
     for c in comparisons(m, "main").values():
         parts.append("`%s` %s %s" % (
@@ -107,57 +117,68 @@ def answer(st):
             "(significant)" if c["significant"] else "(not resolved)"))
     if not parts:
         return "No comparison against `%s` in this run." % st["baseline"]
-    return ("**Answer** (%s): pipe round trips per second of `perf bench "
-            "sched pipe` against `%s`: %s." % (
-                runinfo.mode(st).head, st["baseline"], "; ".join(parts)))
+    return ("**Answer** (%s): %s operations (one: %s) per second "
+            "against `%s`: %s." % (runinfo.mode(st).head, w.name, w.op,
+                                   st["baseline"], "; ".join(parts)))
 
 
-def workload(res):
-    """What the guest ran, and how it differs from DOC's measurement."""
+def workload(res, st):
+    """What the guest ran (and, for pipe, how it differs from the
+    documentation's measurement)."""
     p = res.meta.get("protocol") or {}
-    return "\n".join([
-        "Workload: %s. Each run is a fresh boot whose agent runs `perf "
-        "bench sched pipe -l %s`%s between its window markers (the "
-        "plugin's counts are taken between them, so they include perf's "
-        "start and exit, as perf stat's count of `bash -c pipe-test` "
-        "did). The headline is round trips per second by perf bench's "
-        "own clock (10^6 / its usecs/op); counters are per round trip." % (
-            WORKLOAD.title, p.get("loops", "?"),
+    w = _workload(st)
+    n = p.get("loops", w.n)
+    command = " ".join(workloads.words(w, n)) if w.argv else \
+        "perf bench sched pipe -l %s" % n
+    text = [
+        "Workload: %s. Each run is a fresh boot whose agent runs `%s`%s "
+        "between its window markers (the plugin's counts are taken "
+        "between them, so they include the command's start and exit). "
+        "One operation is one %s (%s per run). The headline is operations "
+        "per second%s; counters are per operation." % (
+            w.title, command,
             " under `perf stat -a -e %s`" % p["perf"]
-            if p.get("perf", "none") != "none" else ""),
-        "",
-        "Differences from the documentation's measurement: it ran on "
-        "Linux 3.3.0-rc2 and an unnamed CPU, 50 runs per `perf stat -r "
-        "50` of one boot, probably with the two tasks on two CPUs (0.53 "
-        "CPUs utilized); here every run is one boot of one vCPU, and the "
-        "sample unit is a boot (a perturbation seed under icount)."])
+            if p.get("perf", "none") != "none" else "",
+            w.op, workloads.ops(w, n),
+            " by perf bench's own clock (10^6 / its usecs/op)"
+            if w.mode == "pipe" else ", guest seconds of the command")]
+    if w.name == "pipe":
+        text += [
+            "",
+            "Differences from the documentation's measurement: it ran on "
+            "Linux 3.3.0-rc2 and an unnamed CPU, 50 runs per `perf stat -r "
+            "50` of one boot, probably with the two tasks on two CPUs (0.53 "
+            "CPUs utilized); here every run is one boot of one vCPU, and "
+            "the sample unit is a boot (a perturbation seed under icount)."]
+    return "\n".join(text)
 
 
 def model(st, res):
     """modelcost's section, in this workload's words."""
     text = models.section(st, res)
-    return text.replace("per tbench operation", "per pipe round trip") \
-        .replace("inside tbench's window", "inside perf bench's window")
+    return text.replace("per tbench operation", "per %s" % _workload(st).op) \
+        .replace("inside tbench's window", "inside the workload's window")
 
 
 def render(res, st, out_path, plots_dir):
-    """REPORT.md of a pipe run (plots_dir: unused, no pipe plots yet)."""
+    """REPORT.md of a run of a workload other than tbench (plots_dir:
+    unused, no plots of one run of these yet)."""
     del out_path, plots_dir
     what = " vs ".join(reference.words(lab) for lab in st["groups"]["main"])
-    top = "\n".join(["# jlbench: %s, perf bench sched pipe" % what, "",
-                     answer(st)])
+    top = "\n".join(["# jlbench: %s, workload %s" % (
+        what, compat.workload(st)), "", answer(st)])
     sections = [
-        ("This run", workload(res)),
+        ("This run", workload(res, st)),
         ("Statistics", "\n".join([
-            head("Round trips per second per variant (headline)"), "",
+            head("Operations per second per variant (headline)"), "",
             variant_table(st, "main"), "",
-            head("Round trips per second against %s" % st["baseline"]),
+            head("Operations per second against %s" % st["baseline"]),
             "", comparison_table(st, "main"), "",
             head("A/A control: one kernel under two labels"), "",
             (variant_table(st, "aa") + "\n\n" + comparison_table(st, "aa"))
             if st["groups"]["aa"] else "No A/A control in this run."])),
-        ("Counts per round trip", "\n".join([
-            head("Per pipe round trip (counts / round trips), %% vs %s"
+        ("Counts per operation", "\n".join([
+            head("Per operation (counts / operations), %% vs %s"
                  % st["baseline"]), "", counters(st)])),
         ("Modelled hardware cost", model(st, res)),
     ] + ([("Against published hardware counters",
