@@ -22,8 +22,10 @@ STATS = RESULTS | {"analysis.stats"}
 COMPARISON = STATS | {"analysis.comparison"}
 MODELS = STATS | {"analysis.models"}
 REPORTING = COMPARISON | MODELS | {"analysis.reporting"}
+# whole documents: REPORT.md of a run, of a suite
+REPORTS = REPORTING | {"analysis.reports"}
 # the commands (analysis/analyze, report, ...) and all of analysis/
-ANALYSIS = REPORTING | {"analysis"}
+ANALYSIS = REPORTS | {"analysis"}
 LAYERS = {
     "lib": LIB,
     "lib.format": FORMAT,
@@ -42,6 +44,7 @@ LAYERS = {
     "analysis.comparison": COMPARISON,
     "analysis.models": MODELS,
     "analysis.reporting": REPORTING,
+    "analysis.reports": REPORTS,
     "analysis": ANALYSIS,
     "plots": ANALYSIS | {"plots"},
     "guest-image": LIB,

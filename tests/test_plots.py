@@ -17,7 +17,8 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis.reporting import figures, report  # noqa: E402
+from analysis.reporting import figures  # noqa: E402
+from analysis.reports import report  # noqa: E402
 import plots.figures  # noqa: E402
 from plots.figures import common  # noqa: E402
 

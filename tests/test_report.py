@@ -16,7 +16,7 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 from analysis.reporting import configs  # noqa: E402
-from analysis.reporting import report  # noqa: E402
+from analysis.reports import report  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
 PER_OP = synth.GOLDEN_PER_OP

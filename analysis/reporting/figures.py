@@ -4,7 +4,7 @@ plots/ draws them: its registry (plots/figures/__init__.py) takes the names
 from here, plots/figures/NAME.py writes each one's data and
 plots/figures/NAME.gp renders it to plots/img/NAME.svg and NAME.png when
 the run has its data (plots/draw removes them when it has not);
-analysis/reporting/report.py links them in REPORT.md with these titles
+analysis/reports/report.py links them in REPORT.md with these titles
 (titles(): naming the run's baseline) and shows MAIN on the report's first
 screen. A new figure is a row here and its NAME.py and NAME.gp in
 plots/figures/ (plots/README.md). analysis/ never imports plots/.

@@ -19,7 +19,8 @@ import re
 
 from analysis.models import published
 from analysis.reporting import (configs, explain, facts, figures, models,
-                                seeds, wherefrom, workload)
+                                seeds, wherefrom)
+from analysis.reports import workload
 from analysis.reporting import fmt as F
 from analysis.reporting.fmt import AA_ONLY, fmt_value, head, unit
 from analysis.reporting.verdict import (NESTED, answer, nested, ordering,
@@ -336,7 +337,7 @@ def render(res, st, out_path, plots_dir):
     """The whole REPORT.md text: first the mode, the answer, the table that
     carries it (with each comparison's verdict) and the main figure, then
     the contents, then the sections. A run of another
-    workload than tbench has its own (analysis/reporting/workload.py)."""
+    workload than tbench has its own (analysis/reports/workload.py)."""
     if compat.workload(st) != compat.WORKLOAD:
         return workload.render(res, st, out_path, plots_dir)
     out_dir = os.path.dirname(os.path.abspath(out_path))
