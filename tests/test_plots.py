@@ -20,7 +20,7 @@ import synth  # noqa: E402
 from analysis.reporting import figures  # noqa: E402
 from analysis.reports import report  # noqa: E402
 import plots.figures  # noqa: E402
-from plots.figures import common  # noqa: E402
+from plots import common  # noqa: E402
 
 DRAW = str(ROOT / "plots" / "draw")
 ALL = ["throughput", "seeds", "pct_change", "traces", "drift", "branches",
@@ -107,7 +107,7 @@ def test_plots_figures_is_the_one_list(tmp_path):
     assert sorted(p.name for p in here.iterdir()
                   if p.name != "__pycache__") == sorted(
         [n + ".py" for n in py] + [n + ".gp" for n in gp]
-        + ["__init__.py", "common.py", "common.gp"])
+        + ["__init__.py", "common.gp"])
     assert plots.figures.NAMES == figures.NAMES
     assert [m.__name__ for m in plots.figures.FIGURES] == [
         "plots.figures." + n for n in figures.NAMES]
@@ -324,10 +324,11 @@ def declared(patterns):
 @pytest.mark.parametrize("name", ["common"] + figures.NAMES)
 def test_each_script_reads_only_what_its_module_declares(name):
     """plots/figures/NAME.gp reads from the data dir only the files of
-    NAME.py's FILES and common.py's, and only the variables of their VARS
+    NAME.py's FILES and plots/common.py's, and only the variables of their VARS
     (and plots/draw's: datadir, outfile, fmt), besides its own and
     gnuplot's words; it reads every file and variable NAME.py declares."""
-    module = importlib.import_module("plots.figures." + name)
+    module = common if name == "common" else importlib.import_module(
+        "plots.figures." + name)
     files, names, local = script_reads(
         ROOT / "plots" / "figures" / (name + ".gp"))
     mine = set(module.FILES) | set(common.FILES)

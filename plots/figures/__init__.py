@@ -1,5 +1,5 @@
 """The figures: NAME.py writes a figure's data, NAME.gp beside it draws
-them; common.py and common.gp serve every figure.
+them; plots/common.py and common.gp here serve every figure.
 
 The list of figures, their order and REPORT.md's titles are
 analysis/reporting/figures.py's (figures.NAMES), the one list: FIGURES
@@ -23,7 +23,7 @@ import os
 
 from analysis.reporting import figures as listed
 
-from plots.figures import common
+from plots import common
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAMES = listed.NAMES

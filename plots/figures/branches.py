@@ -4,7 +4,7 @@ and its change against the baseline."""
 from analysis.results.runinfo import metric
 from lib.format import schema
 
-from plots.figures.common import color, num, q
+from plots.common import color, num, q
 
 FILES = ("branches_%d.dat", "branches.vars")
 VARS = ("npanels", "ptitle%d")

@@ -6,7 +6,7 @@ import os
 from analysis.results import metrics, peers
 from lib.format import schema
 
-from plots.figures.common import color, num, q
+from plots.common import color, num, q
 
 FILES = ("conv_%d.dat", "convergence.vars")
 VARS = ("nconv", "conv_run", "ctitle%d", "ccolor%d", "cdash%d")

@@ -3,7 +3,7 @@ separate the rounds."""
 from analysis.results.load import ok_rows
 from analysis.results.runinfo import headline
 
-from plots.figures.common import labels, num, values
+from plots.common import labels, num, values
 
 FILES = ("drift_%d.dat", "drift.vars")
 VARS = ()

@@ -5,7 +5,7 @@ from analysis.results import history, reference
 from analysis.results.load import log
 from lib import source
 
-from plots.figures.common import color, num, q
+from plots.common import color, num, q
 
 FILES = ("history_%d.dat", "history_2011.dat", "history.vars")
 VARS = ("nhist", "nruns", "hbase", "h2011", "hlabel%d", "hcolor%d")

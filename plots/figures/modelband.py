@@ -4,7 +4,7 @@ baseline: the instruction path, with overlap and in order, with intervals
 and its peers')."""
 from analysis.models import modelcost
 
-from plots.figures.common import num, q
+from plots.common import num, q
 
 FILES = ("modelband.dat", "modelband.labels", "modelband.vars")
 VARS = ("nband", "bbase", "bpreset", "dx", "bname%d")

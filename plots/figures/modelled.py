@@ -2,7 +2,7 @@
 each main kernel by source (bench/run --model; a model, not hardware)."""
 from analysis.models import modelcost
 
-from plots.figures.common import num, q
+from plots.common import num, q
 
 FILES = ("modelled.dat", "modelled.vars")
 VARS = ("nparts", "nbars", "part%d")

@@ -3,7 +3,7 @@
 from analysis.results.runinfo import headline, metric
 from analysis.results import metrics
 
-from plots.figures.common import num, q
+from plots.common import num, q
 
 FILES = ("pct.dat", "pct.vars")
 VARS = ("npct", "pct_2011", "pct_method", "pct_metric")

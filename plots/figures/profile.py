@@ -6,7 +6,7 @@ from analysis.comparison import profile
 from analysis.reporting import wherefrom
 from analysis.results.load import FormatError, log
 
-from plots.figures.common import num, q
+from plots.common import num, q
 
 FILES = ("profile_%d.dat", "profile_%d.labels", "profile.vars")
 VARS = ("nprof", "ntop", "ptitle%d")

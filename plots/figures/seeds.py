@@ -7,7 +7,7 @@ from analysis.results.runinfo import headline, metric
 from analysis.results import metrics
 from analysis.results.load import per_key
 
-from plots.figures.common import labels, num, ok_runs, q, values
+from plots.common import labels, num, ok_runs, q, values
 
 FILES = ("seeds_left.dat", "seeds_right.dat", "seeds_median.dat",
          "seeds.vars", "seeds_xtics.vars")

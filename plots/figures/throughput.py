@@ -3,7 +3,7 @@
 from analysis.results.runinfo import headline, metric, with_2011
 from analysis.results import reference
 
-from plots.figures.common import labels, num, ok_runs, q, values
+from plots.common import labels, num, ok_runs, q, values
 
 FILES = ("throughput_runs.dat", "throughput_means.dat", "throughput.vars")
 VARS = ()

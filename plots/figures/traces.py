@@ -1,7 +1,7 @@
 """traces: tbench's per-second running average of every run, per label,
 the warm-up marked."""
 from analysis.results.load import ok_rows
-from plots.figures.common import labels, num
+from plots.common import labels, num
 
 FILES = ("trace_%d.dat", "traces.vars")
 VARS = ("warmup_end",)
