@@ -19,10 +19,11 @@ Fields:
   by the run's n. Empty for tbench and pipe (the agent knows them).
 - n: the fixed work of one run by default, in the workload's own unit
   (pipe: round trips; perf bench messaging: loops; stress-ng: bogo ops);
-  sized for about 2 s of guest time on the smoke kernels under icount
-  (so that --workload suite, six seeds of four kernels on every workload,
-  fits in an hour; pipe keeps the 100,000 round trips of the kernel's perf
-  stat table). None for tbench, which runs for a time.
+  sized for about 4 s of guest time on the smoke kernels under icount,
+  4-6 s on the full ones (shorter than tbench's 20 s, so that --workload
+  suite, six seeds of four kernels on every workload, fits in an hour;
+  pipe keeps the 100,000 round trips of the kernel's perf stat table,
+  about 2.5 s). None for tbench, which runs for a time.
 - per_n: operations per unit of n (a run's `ops` is n * per_n).
 - us_per_n: guest microseconds per unit of n on the smoke kernels under
   icount, rounded up: the plan's ETA and the agent's time limit.
@@ -74,35 +75,35 @@ WORKLOADS = [
              "forth through two pipes, as in the perf stat table of the "
              "kernel's Documentation/staging/static-keys.rst"),
     _perf_bench("messaging", ("sched", "messaging", "-g", "1", "-l", "{n}"),
-                200, 400, 9000, "message", "net",
+                400, 400, 9000, "message", "net",
                 "`perf bench sched messaging` (hackbench): 20 senders "
                 "each send a message to each of 20 receivers over unix "
                 "sockets, n times"),
     _perf_bench("messaging-pipe",
                 ("sched", "messaging", "-p", "-g", "1", "-l", "{n}"),
-                300, 400, 7000, "message", "sched",
+                600, 400, 7000, "message", "sched",
                 "`perf bench sched messaging -p`: as messaging, over pipes"),
-    _perf_bench("syscall", ("syscall", "basic", "-l", "{n}"), 2000000, 1, 1,
+    _perf_bench("syscall", ("syscall", "basic", "-l", "{n}"), 4000000, 1, 1,
                 "getppid() call", "entry",
                 "`perf bench syscall basic`: getppid() in a loop, the "
                 "system call entry and exit"),
-    _stress("fault", 6000, 330, "page-fault round", "mm",
+    _stress("fault", 12000, 330, "page-fault round", "mm",
             "minor page faults on a private mapping"),
-    _stress("mmap", 20, 93000, "mmap/munmap cycle", "mm",
+    _stress("mmap", 40, 93000, "mmap/munmap cycle", "mm",
             "map, touch and unmap 1 MB", "--mmap-bytes", "1M"),
-    _stress("fork", 600, 3700, "fork and wait", "mm",
+    _stress("fork", 1200, 3700, "fork and wait", "mm",
             "fork a child that exits at once"),
-    _stress("switch", 100000, 20, "context switch", "sched",
+    _stress("switch", 200000, 20, "context switch", "sched",
             "two processes switch through a pipe", needs=""),
-    _stress("futex", 80000, 28, "futex wait/wake", "ipc",
+    _stress("futex", 160000, 28, "futex wait/wake", "ipc",
             "futex wait and wake between processes", needs=""),
-    _stress("msg", 250000, 9, "System V message", "ipc",
+    _stress("msg", 500000, 9, "System V message", "ipc",
             "System V message queue send and receive", needs=""),
-    _stress("open", 20000, 103, "open/close", "vfs",
+    _stress("open", 40000, 103, "open/close", "vfs",
             "open and close files on tmpfs"),
-    _stress("rename", 15000, 140, "rename", "vfs",
+    _stress("rename", 30000, 140, "rename", "vfs",
             "rename a file on tmpfs"),
-    _stress("sock", 200, 10900, "socket round", "net",
+    _stress("sock", 400, 10900, "socket round", "net",
             "TCP connections over loopback, each sending data",
             needs="loopback tmpfs"),
 ]
