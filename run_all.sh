@@ -35,13 +35,24 @@
 #                          (by default the baseline also runs as
 #                          <baseline>.aa: the report's noise floor)
 #   --clients N            tbench clients (default: 20, as in 2011)
-#   --workload tbench|pipe what the guest runs (default: tbench; pipe: perf
-#                          bench sched pipe, the workload of the perf stat
-#                          table in the kernel's
-#                          Documentation/staging/static-keys.rst, with its
-#                          own headline and REPORT.md wording)
-#   --loops N              --workload pipe: round trips per run (default:
-#                          100000, as that table's pipe-test)
+#   --workload NAME|suite  what the guest runs (default: tbench): a workload
+#                          of lib/workloads.py (pipe: perf bench sched pipe,
+#                          the workload of the perf stat table in the
+#                          kernel's Documentation/staging/static-keys.rst;
+#                          perf bench messaging and syscall; stress-ng
+#                          stressors of mm, the scheduler, IPC, the VFS and
+#                          sockets), or suite: tbench into the results dir
+#                          as usual, then every other workload with the
+#                          same kernels, seeds and options into
+#                          RESULTS_DIR/suite/<workload>/<run>/, and
+#                          REPORT.md's "Across the kernel" section (about
+#                          30 more minutes with the full kernels:
+#                          docs/timings.md). --resume DIR of a suite run
+#                          finishes every workload's run
+#   --loops N              a workload other than tbench: its fixed work per
+#                          run, in its record's unit (default: the record's
+#                          n; pipe: 100000 round trips, as that table's
+#                          pipe-test)
 #   --append WORDS         extra kernel command line words for every boot
 #                          of bench/run, after each build's boot_args (one
 #                          argument; no quotes or newlines, of the jlbench.*
@@ -134,6 +145,10 @@ user_specs=()
 baseline=""
 bench_args=()
 resume=""
+root_args=()
+suite=0
+tbench_only=()
+loops_given=0
 dry_run=0
 accel=auto
 s390x=""
@@ -148,10 +163,23 @@ while [[ $# -gt 0 ]]; do
 			"$("$JLBENCH_PYTHON" "$VARIANTS_PY" role baseline)" "$default_on"
 		exit 0
 		;;
-	--profile | --boots | --seconds | --clients | --accel | --seed | --workload | --loops)
+	--profile | --boots | --seconds | --clients | --accel | --seed | --loops)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		bench_args+=("$1" "$2")
-		[[ $1 != --accel ]] || accel=$2
+		case "$1" in
+		--accel) accel=$2 ;;
+		--seconds | --clients) tbench_only+=("$1") ;;
+		--loops) loops_given=1 ;;
+		esac
+		shift 2
+		;;
+	--workload)
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		if [[ $2 == suite ]]; then
+			suite=1
+		else
+			bench_args+=("$1" "$2")
+		fi
 		shift 2
 		;;
 	--jobs)
@@ -166,7 +194,7 @@ while [[ $# -gt 0 ]]; do
 		;;
 	--results-root)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
-		exec_args+=("$1" "$2")
+		root_args=("$1" "$2")
 		shift 2
 		;;
 	--report)
@@ -231,6 +259,9 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 
+if [[ $suite == 1 && $loops_given == 1 ]]; then
+	usage_error "--loops sets one workload's work; --workload suite runs each at its record's n"
+fi
 if [[ -z "$s390x" ]]; then
 	s390x=jump-label
 	if [[ $source != "$default_source" ]]; then
@@ -317,6 +348,49 @@ arch_images() {
 		--builds "$work/$a-builds.tsv" --out "$work/$a-image.path" "${dry_args[@]}"
 }
 
+# run_suite: every workload but tbench (lib/workloads.py), with the options
+# of tbench's run but tbench's own, each into its own results dir under
+# $results/suite/<workload>/; a workload whose dir is there is resumed.
+run_suite() {
+	local w dir args=() skip=0 a
+	for a in "${bench_args[@]}"; do
+		if [[ $skip == 1 ]]; then
+			skip=0
+			continue
+		fi
+		if [[ " ${tbench_only[*]} " == *" $a "* ]]; then
+			skip=1
+			continue
+		fi
+		args+=("$a")
+	done
+	# the options, kept for --resume (which gives none)
+	mkdir -p "$results/suite"
+	if [[ -n "$resume" && -f "$results/suite/options" ]]; then
+		mapfile -t args <"$results/suite/options"
+	else
+		args+=("${append_args[@]}")
+		: >"$results/suite/options"
+		[[ ${#args[@]} -eq 0 ]] || printf '%s\n' "${args[@]}" >"$results/suite/options"
+	fi
+	for w in $("$JLBENCH_PYTHON" "$JLBENCH_ROOT/lib/workloads.py" names); do
+		[[ $w != tbench ]] || continue
+		dir=""
+		if [[ -d "$results/suite/$w" ]]; then
+			dir=$(find "$results/suite/$w" -mindepth 1 -maxdepth 1 -type d | sort | tail -1)
+		fi
+		if [[ -n "$dir" ]]; then
+			stage "runs-$w" "$JLBENCH_ROOT/bench/run" --resume "$dir" --builds "$builds" \
+				--initramfs "$initramfs" --out "$work/$w.path" "${jobs_args[@]}" "${exec_args[@]}"
+		else
+			stage "runs-$w" "$JLBENCH_ROOT/bench/run" --builds "$builds" --initramfs "$initramfs" \
+				--results-root "$results/suite/$w" --out "$work/$w.path" --workload "$w" \
+				"${args[@]}" "${jobs_args[@]}" "${exec_args[@]}"
+		fi
+		stage "analysis-$w" "$JLBENCH_ROOT/analysis/analyze" --no-history "$(cat "$work/$w.path")"
+	done
+}
+
 # report: analyse the results dir, draw its plots, write REPORT.md.
 report() {
 	stage analysis "$JLBENCH_ROOT/analysis/analyze" "$results"
@@ -341,9 +415,11 @@ if [[ -n "$resume" ]]; then
 else
 	stage runs "$JLBENCH_ROOT/bench/run" --builds "$builds" --initramfs "$initramfs" \
 		--out "$work/results.path" "${bench_args[@]}" "${append_args[@]}" "${jobs_args[@]}" \
-		"${exec_args[@]}"
+		"${root_args[@]}" "${exec_args[@]}"
 fi
 results=$(cat "$work/results.path")
+[[ -z "$resume" || ! -d "$results/suite" ]] || suite=1
+[[ $suite == 0 ]] || run_suite
 stage selftest "$JLBENCH_ROOT/bench/selftest" --builds "$builds" --initramfs "$initramfs" \
 	--results "$results" --allow-fail "${selftest_args[@]}" "${jobs_args[@]}"
 report

@@ -103,6 +103,8 @@ WORKLOADS = [
             "open and close files on tmpfs"),
     _stress("rename", 30000, 140, "rename", "vfs",
             "rename a file on tmpfs"),
+    _stress("udp", 80000, 52, "UDP datagram", "net",
+            "UDP datagrams over loopback", needs="loopback"),
     _stress("sock", 400, 10900, "socket round", "net",
             "TCP connections over loopback, each sending data",
             needs="loopback tmpfs"),

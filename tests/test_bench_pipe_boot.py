@@ -66,8 +66,8 @@ def test_pipe_runs_under_the_window_and_reports_its_own_headline(
     run([str(ROOT / "analysis" / "report"), d, "--out", str(out)])
     text = out.read_text()
     assert text.startswith("# jlbench: ") and \
-        ", perf bench sched pipe\n" in text.splitlines()[0] + "\n"
-    assert "pipe round trips per second" in text
+        ", workload pipe\n" in text.splitlines()[0] + "\n"
+    assert "pipe operations (one: pipe round trip) per second" in text
     assert "perf bench sched pipe -l %d" % LOOPS in text
     # the published table, from the kernel tree the smoke builds extracted
     assert st["published"]["source"].endswith(

@@ -437,6 +437,10 @@ def test_git_range_unknown_revision(repo):
     (["--series", "X", "--good", "a", "--out", "O"], "a number of patches"),
     (["--series", "X", "--git", "R", "--out", "O"], "not allowed with"),
     ([], "one of the arguments"),
+    (["--series", "X", "--out", "O", "--workload", "fault", "--seconds",
+      "5"], "--workload fault does a fixed amount of work"),
+    (["--series", "X", "--out", "O", "--workload", "nope"],
+     "invalid choice"),
 ])
 def test_cli_usage_errors(tmp_path, monkeypatch, args, says):
     monkeypatch.chdir(tmp_path)
@@ -602,3 +606,16 @@ def test_bisection_no_change(tmp_path):
     assert end["first_bad"] is None and "no change found" in end["message"]
     assert b.measured == [0, 8]
     assert bisection.replay(str(tmp_path / "b"))[0]["first_bad"] is None
+
+
+def test_a_bisection_of_another_workload_logs_it_and_has_no_floor(tmp_path):
+    """--workload: in the log's header (a resume with another workload is
+    refused) and no calibrated floor (the study ran tbench)."""
+    src = bisection.Series(str(quilt(tmp_path, 4)), "jump-label")
+    out = tmp_path / "bisect"
+    FakeBisection(str(out), src, dict(OPTS, workload="fault"))
+    assert bisection.read_log(str(out / "bisect.log"))[0]["workload"] == \
+        "fault"
+    with pytest.raises(bisection.Stop, match="other settings"):
+        FakeBisection(str(out), src, dict(OPTS))
+    assert bisection.floor_pct(bisection.DEFAULT_METRIC, "fault") == 0.0

@@ -91,6 +91,8 @@ def test_the_default_linux_version_is_lib_sources():
     (["--append"], "--append needs a value"),
     (["--model-preset"], "--model-preset needs a value"),
     (["--bogus"], "unknown option '--bogus'"),
+    (["--workload", "suite", "--loops", "3"],
+     "--loops sets one workload's work"),
 ])
 def test_usage_errors(args, msg):
     p = run([RUN_ALL] + args, check=False)

@@ -388,11 +388,13 @@ def top_changes(dir_a, dir_b, n=10, metric="insns", label_a=None,
     return d.rows(n)
 
 
-def default_results(root):
+def default_results(root, workload=None):
     """The newest results dir under root (analysis/profile-diff's
-    default), FormatError when there is none."""
-    path = newest(root)
+    default), of workload when one is given; FormatError when there is
+    none."""
+    path = newest(root, workload)
     if path is None:
-        raise FormatError("no results dir under %s: give --results DIR"
-                          % root)
+        raise FormatError("no results dir%s under %s: give --results DIR"
+                          % (" of workload %s" % workload if workload
+                             else "", root))
     return path

@@ -25,6 +25,9 @@ TEMPLATES = [
     ("drift", "Run order vs throughput (drift)"),
     # branch counts (perf or the TCG plugin)
     ("branches", "Branches and instructions per tbench operation"),
+    # a suite run (./run_all.sh --workload suite: analysis/results/suite.py)
+    ("across", VS_BASE + " on every workload, each in its own "
+     "operations per second, 95% CI"),
     # comparisons in the history file (results/history.csv)
     ("history", VS_BASE + " across analysed runs (commits)"),
     # a results dir beside it with several run lengths

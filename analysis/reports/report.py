@@ -20,7 +20,7 @@ import re
 from analysis.models import published
 from analysis.reporting import (configs, explain, facts, figures, models,
                                 seeds, wherefrom)
-from analysis.reports import workload
+from analysis.reports import across, workload
 from analysis.reporting import fmt as F
 from analysis.reporting.fmt import AA_ONLY, fmt_value, head, unit
 from analysis.reporting.verdict import (NESTED, answer, nested, ordering,
@@ -362,6 +362,9 @@ def render(res, st, out_path, plots_dir):
         ("Where the difference comes from", wherefrom.section(
             res, st, plots(plots_dir, out_dir, res.run_id, [
                 t for t in titles if t[0] == wherefrom.FIGURE]))),
+        ("Across the kernel", across.section(res, plots(
+            plots_dir, out_dir, res.run_id, [
+                t for t in titles if t[0] == across.FIGURE]))),
         ("Kernel configs: more static keys on the path",
          configs.section(res, st, out_dir)),
         (configs.versions_title(),

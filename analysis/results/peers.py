@@ -6,7 +6,9 @@ first."""
 import os
 import re
 
+from analysis.results import suite
 from analysis.results.load import FormatError, read_json
+from lib.format import schema
 
 # A results dir's name: its UTC start time and the commit's short sha
 # (lib/format/results.py dir_name), so names sort by time.
@@ -22,12 +24,22 @@ def run_dirs(root):
             if RUN_NAME.fullmatch(n) and os.path.isdir(os.path.join(root, n))]
 
 
-def newest(root):
-    """The newest results dir under root with a runs.csv, or None."""
+def newest(root, workload=None):
+    """The newest results dir under root with a runs.csv, or None; with a
+    workload (lib/workloads.py), the newest of its runs: a results dir of
+    it, or a suite run's (analysis/results/suite.py), by start time."""
+    found = []
     for path in run_dirs(root):
-        if os.path.isfile(os.path.join(path, "runs.csv")):
-            return path
-    return None
+        members = [path]
+        if workload is not None:
+            members += run_dirs(os.path.join(path, suite.DIR, workload))
+        for p in members:
+            if not os.path.isfile(os.path.join(p, "runs.csv")):
+                continue
+            if workload is None or schema.workload(read_json(
+                    os.path.join(p, "meta.json"))) == workload:
+                found.append(p)
+    return max(found, key=os.path.basename) if found else None
 
 
 def analysed(root, but=None):

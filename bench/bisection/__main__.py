@@ -32,7 +32,7 @@ import argparse
 import sys
 
 from bench.bisection import bisection
-from lib import variants
+from lib import variants, workloads
 
 
 def parse(argv):
@@ -73,6 +73,11 @@ def parse(argv):
                     help="tbench seconds per run (default: bench/run's)")
     ap.add_argument("--clients", type=int, default=20,
                     help="tbench clients (default: 20)")
+    ap.add_argument("--workload", default=workloads.DEFAULT,
+                    choices=workloads.SUITE, metavar="NAME",
+                    help="what the guest runs (lib/workloads.py; default: "
+                    "%s): a change on another workload's path (%s)"
+                    % (workloads.DEFAULT, ", ".join(workloads.SUITE[1:])))
     args = ap.parse_args(argv)
     if args.replay:
         return args
@@ -81,6 +86,10 @@ def parse(argv):
     if args.seeds < 6:
         ap.error("--seeds %d: the median rule needs at least 6 pairs"
                  % args.seeds)
+    fixed_work = args.workload != workloads.DEFAULT
+    if fixed_work and (args.seconds or args.clients != 20):
+        ap.error("--workload %s does a fixed amount of work: drop "
+                 "--seconds/--clients" % args.workload)
     if args.git and (not args.good or not args.bad):
         ap.error("--git needs --good REV and --bad REV")
     if args.series:
@@ -130,15 +139,19 @@ def main(argv):
         else:
             source = bisection.GitRange(args.git, args.good, args.bad,
                                         args.on)
-        floor = bisection.floor_pct(args.metric)
+        floor = bisection.floor_pct(args.metric, args.workload)
         if not floor:
-            bisection.log("warning: no calibrated floor for %s "
+            bisection.log("warning: no calibrated floor for %s on %s "
                           "(analysis/calibration.json): every change the "
-                          "median rule resolves counts" % args.metric)
+                          "median rule resolves counts"
+                          % (args.metric, args.workload))
         opts = {"metric": args.metric, "seeds": args.seeds,
                 "seed": args.seed, "config": args.config,
                 "seconds": args.seconds, "clients": args.clients,
                 "floor_pct": floor}
+        if args.workload != workloads.DEFAULT:
+            # absent for tbench, as in logs from before the option
+            opts["workload"] = args.workload
         end = bisection.Bisection(args.out, source, opts).bisect()
     except bisection.Stop as e:
         print("bisect: %s" % e, file=sys.stderr)

@@ -30,6 +30,7 @@ import time
 from analysis.stats import calibrate, stats
 from analysis.comparison import profile as fprofile
 from analysis.results.load import Results, per_run
+from lib import workloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -206,6 +207,8 @@ class Bisection:
                   "seed": opts["seed"], "config": opts["config"],
                   "seconds": opts["seconds"], "clients": opts["clients"],
                   "floor_pct": opts["floor_pct"],
+                  **({"workload": opts["workload"]}
+                     if "workload" in opts else {}),
                   "candidates": [{"name": c[0], "revision": c[2]}
                                  for c in self.cands]}
         old = read_log(self.path)
@@ -264,6 +267,8 @@ class Bisection:
                "--out", res_path]
         if o["seconds"]:
             cmd += ["--seconds", str(o["seconds"])]
+        if "workload" in o:
+            cmd += ["--workload", o["workload"]]
         rc, _ = self.run(cmd)
         if rc != 0 or not os.path.isfile(res_path):
             raise Stop("bench/run failed for %s (exit %d): see above" % (
@@ -441,6 +446,10 @@ def replay(out):
     return answer(cands, first, skipped, done), logged_end
 
 
-def floor_pct(metric):
-    """The calibrated floor of a difference in metric (points)."""
+def floor_pct(metric, workload=workloads.DEFAULT):
+    """The calibrated floor of a difference in metric (points): 0 for a
+    workload other than tbench, whose environment floor was not measured
+    (analysis/calibration.json's study ran tbench)."""
+    if workload != workloads.DEFAULT:
+        return 0.0
     return calibrate.floor(calibrate.load(), metric, "difference") or 0.0

@@ -1,0 +1,99 @@
+"""The workloads of a suite run (`./run_all.sh --workload suite`): tbench's
+results dir holds every other workload's under suite/<workload>/<run>/
+(the newest run dir of each; run_all.sh analyses each into its
+stats.json), and their figures side by side.
+
+Figures per workload (Row): its record (lib/workloads.py), its stats.json,
+each label's headline comparison against the baseline (main group) and
+its A/A twin's, the baseline's kernel instructions per operation, each
+label's change of them, and the static-key site executions per operation
+of the labels that have them (jump-label kernels with a sites file).
+"""
+import os
+from collections import namedtuple
+
+from analysis.results import compat
+from analysis.results.load import read_json
+from analysis.results.runinfo import comparisons, metric
+from lib import workloads
+
+DIR = "suite"
+KERNEL_INSNS = "kernel_insns_per_op"
+SITE_EXECS = "site_execs_per_op"
+
+# A workload of the suite. path: its results dir (None: not run yet); st:
+# its stats.json ({} when not analysed); changes: {label: headline
+# comparison vs the baseline}; aa: the A/A twin's comparison or None;
+# insns: the baseline's kernel instructions per op; insns_changes: {label:
+# comparison of kernel instructions per op}; sites: {label: site executions
+# per op}.
+Row = namedtuple("Row", "workload path st changes aa insns insns_changes "
+                 "sites")
+
+
+def members(path):
+    """[(workload name, its results dir or None)] of the suite run whose
+    tbench dir is path, in lib/workloads.py's order (tbench: path itself);
+    [] when path holds no suite."""
+    root = os.path.join(path, DIR)
+    if not os.path.isdir(root):
+        return []
+    out = []
+    for name in workloads.SUITE:
+        if name == workloads.DEFAULT:
+            out.append((name, path))
+            continue
+        d = os.path.join(root, name)
+        runs = sorted(x for x in os.listdir(d)
+                      if os.path.isdir(os.path.join(d, x))) \
+            if os.path.isdir(d) else []
+        out.append((name, os.path.join(d, runs[-1]) if runs else None))
+    return out
+
+
+def _mean(st, name, label):
+    m = metric(st, name)
+    d = (m or {}).get("per_label", {}).get(label) or {}
+    return d.get("mean")
+
+
+def row(name, path):
+    """The figures of one workload of a suite."""
+    st = read_json(os.path.join(path, "stats.json")) if path else {}
+    w = workloads.WORKLOAD[name]
+    if not st:
+        return Row(w, path, {}, {}, None, None, {}, {})
+    head = metric(st, compat.headline(st))
+    aa = comparisons(head, "aa")
+    insns = metric(st, KERNEL_INSNS)
+    labels = st["groups"]["main"]
+    sites = {lab: _mean(st, SITE_EXECS, lab) for lab in labels}
+    return Row(w, path, st, comparisons(head, "main"),
+               next(iter(aa.values()), None),
+               _mean(st, KERNEL_INSNS, st["baseline"]),
+               comparisons(insns, "main") if insns else {},
+               {lab: x for lab, x in sites.items() if x is not None})
+
+
+def rows(path):
+    """The Row of every workload of the suite at path ([] for no suite)."""
+    return [row(name, d) for name, d in members(path)]
+
+
+def site_density(r, label):
+    """Static-key site executions per 1,000 kernel instructions of label,
+    or None."""
+    x = r.sites.get(label)
+    k = _mean(r.st, KERNEL_INSNS, label) if r.st else None
+    return 1000.0 * x / k if x is not None and k else None
+
+
+def insns_per_site(r, label):
+    """Kernel instructions per op that label saves against the baseline,
+    per static-key site execution per op (what one site costs the
+    baseline's way), or None."""
+    c = r.insns_changes.get(label)
+    x = r.sites.get(label)
+    if not c or not x or r.insns is None or c.get("pct_change") is None:
+        return None
+    return -r.insns * c["pct_change"] / 100.0 / x
