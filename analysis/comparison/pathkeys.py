@@ -1,7 +1,8 @@
 """What changed on tbench's path between two runs of jump-label kernels
 (REPORT.md's "Kernel versions"): the functions whose kernel instructions
 per operation changed most, their static-key site executions per
-operation in each run, and the keys their sites test.
+operation in each run, and the keys their sites test; and the functions
+whose sites a run passes most (busiest: "Across the kernel").
 
 The figures are the runs' per-function profiles (raw/*.profile.gz,
 analysis/comparison/profile.py: jump-label against jump-label, so no part of a
@@ -51,6 +52,19 @@ def site_keys(build):
         out.setdefault(code[i][1], set()).add(
             holder[0] if holder else "%#x" % key)
     return {f: sorted(k) for f, k in out.items()}
+
+
+def busiest(res, keys, label=JUMP, n=SHOWN_KEYS):
+    """The n functions whose static-key sites label's tries in res pass
+    most often, each (name, site executions per op, the keys at its sites:
+    keys is site_keys()'s dict, or None when no build is at hand); []
+    when the run's profiles of label do not count sites."""
+    try:
+        s = profile.Tries(res, label).per_op(profile.SITES).mean()
+    except FormatError:
+        return []
+    return [(name, float(x), None if keys is None else keys.get(name, []))
+            for name, x in s[s > 0].nlargest(n).items()]
 
 
 def _keys_cell(keys, names):

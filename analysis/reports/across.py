@@ -4,9 +4,11 @@ analysis/results/suite.py), by the report's rule for each workload's own
 headline, with its A/A control, its environment floor (where one was
 measured), kernel instructions and static-key site executions per
 operation."""
+from analysis.comparison import pathkeys
 from analysis.reporting import fmt as F
 from analysis.reporting.fmt import head
 from analysis.results import suite
+from analysis.results.load import FormatError, Results
 from lib import variants
 
 FIGURE = "across"
@@ -45,35 +47,46 @@ def _num(x, digits=1):
     return "n/a" if x is None else "{:,.{}f}".format(x, digits)
 
 
-def table(rows, labels, baseline):
+def _share(part, change):
+    """part of change as a percentage, or n/a."""
+    if part is None or change is None or abs(change) < 1e-9:
+        return "n/a"
+    return "%.0f%%" % (100.0 * part / change)
+
+
+def table(rows, labels, baseline, jump, per_check):
     """One row per workload: each label against the baseline in the
-    workload's headline, the A/A, the floor, instructions and sites."""
+    workload's headline, the A/A, the floor, then jump's kernel
+    instructions per op against the baseline's, its site executions per op
+    and the share of that change its checks account for."""
     out = []
     for r in rows:
         if not r.st:
             out.append(["`%s`" % r.workload.name, r.workload.area]
-                       + ["not run"] * (len(labels) + 5))
+                       + ["not run"] * (len(labels) + 6))
             continue
+        change = suite.insns_change(r, jump)
+        c = r.insns_changes.get(jump)
         out.append(
             ["`%s`" % r.workload.name, r.workload.area]
             + [_cell(r.changes.get(lab)) for lab in labels]
             + [_aa(r), _floor(r), _num(r.insns, 0),
-               "; ".join("%s %s" % (F.pct(r.insns_changes[lab]["pct_change"]),
-                                    lab) for lab in labels
-                         if lab in r.insns_changes) or "n/a",
-               "; ".join("%s %s" % (_num(x), lab)
-                         for lab, x in sorted(r.sites.items())) or "n/a"])
+               "n/a" if change is None else "%s (%s)" % (
+                   "{:+,.1f}".format(change), F.pct(c["pct_change"])),
+               _num(r.sites.get(jump)),
+               _share(suite.checks_part(r, jump, per_check), change)])
     return F.table(
         ["workload", "area"]
         + ["`%s` vs `%s`, ops/s" % (lab, baseline) for lab in labels]
-        + ["A/A", "env. floor", "kernel insns/op (`%s`)" % baseline,
-           "kernel insns/op change", "static-key site execs/op"],
-        out, "ll" + "l" * len(labels) + "llrll")
+        + ["A/A", "env. floor", "kernel insns/op `%s`" % baseline,
+           "`%s` change" % jump, "`%s` site execs/op" % jump,
+           "checks' share"],
+        out, "ll" + "l" * len(labels) + "llrrrr")
 
 
-def ranking(rows, jump):
+def ranking(rows, jump, per_check):
     """Which workloads show jump labels' gain largest and smallest, and
-    why, from the site counts."""
+    how much of each change their static-key checks account for."""
     have = [r for r in rows if r.changes.get(jump)
             and not F.missing(r.changes[jump].get("pct_change"))]
     if len(have) < 2:
@@ -81,21 +94,56 @@ def ranking(rows, jump):
     have.sort(key=lambda r: -r.changes[jump]["pct_change"])
 
     def words(r):
-        d = suite.site_density(r, jump)
-        per = suite.insns_per_site(r, jump)
-        return "`%s` (%s; %s site executions per 1,000 kernel " \
-            "instructions%s)" % (
+        share = _share(suite.checks_part(r, jump, per_check),
+                       suite.insns_change(r, jump))
+        return "`%s` (%s; %s site executions per 1,000 kernel "\
+            "instructions, whose checks account for %s of its change in "\
+            "kernel instructions)" % (
                 r.workload.name, F.pct(r.changes[jump]["pct_change"]),
-                _num(d, 2), "" if per is None else
-                ", %.1f kernel instructions saved per site execution" % per)
-    return ("Largest gain of `%s`: %s; smallest: %s. The gain follows how "
-            "often the path passes a static-key site: each execution "
-            "of a site is a patched no-op or jump in `%s` where the "
-            "baseline reads the key's count and tests it, so the "
-            "workloads whose kernel paths pass sites most often per "
-            "instruction gain most." % (
-                jump, ", ".join(words(r) for r in have[:2]),
-                ", ".join(words(r) for r in have[-2:][::-1]), jump))
+                _num(suite.site_density(r, jump), 2), share)
+    return (
+        "Largest gain of `%s`: %s. Smallest: %s. A disabled check costs "
+        "`%s` %s fewer kernel instructions than the baseline's "
+        "(selftest.csv); where the site executions times that account for "
+        "about all of a workload's change, the gain is the checks' and "
+        "grows with how densely the path passes sites; where they do not, "
+        "the jump-label kernel ran other work on that path (the "
+        "workload's timing-dependent choices: `analysis/profile-diff "
+        "--workload NAME %s %s` names the functions)." % (
+            jump, ", ".join(words(r) for r in have[:2]),
+            ", ".join(words(r) for r in have[-2:][::-1]), jump,
+            "n/a" if per_check is None else per_check,
+            rows[0].st["baseline"], jump))
+
+
+def _keys(keys):
+    if keys is None:
+        return "build not at hand"
+    shown = ", ".join("`%s`" % k for k in keys[:pathkeys.SHOWN_KEYS])
+    more = len(keys) - pathkeys.SHOWN_KEYS
+    return (shown or "-") + (" and %d more" % more if more > 0 else "")
+
+
+def busiest(res, rows, jump):
+    """Per workload, the functions whose static-key sites `jump` passes
+    most often (its per-function profiles), and the keys those sites test
+    (the jump table of the jump-label build, when it is at hand)."""
+    build = pathkeys.build_dir(res, jump)
+    keys = pathkeys.site_keys(build) if build else None
+    out = []
+    for r in rows:
+        if not r.st:
+            continue
+        try:
+            top = pathkeys.busiest(Results(r.path), keys, jump)
+        except FormatError:
+            top = []
+        out.append(["`%s`" % r.workload.name, "; ".join(
+            "`%s` %s/op: %s" % (name, _num(x), _keys(k))
+            for name, x, k in top) or "not counted (no profiles)"])
+    return F.table(["workload", "functions whose sites `%s` passes most "
+                    "(executions per op): the keys they test" % jump],
+                   out, "ll")
 
 
 def section(res, figure_lines):
@@ -111,6 +159,7 @@ def section(res, figure_lines):
     jump = variants.JUMP if variants.JUMP in others else others[0]
     no_floor = [r.workload.name for r in rows
                 if r.st and _floor(r) == "none"]
+    per_check = suite.saved_per_check(res.path, baseline, jump)
     text = [
         "Every workload of lib/workloads.py on the same kernels, each a "
         "results dir of its own under `suite/` (its own REPORT.md: "
@@ -121,16 +170,17 @@ def section(res, figure_lines):
         "is the workload's own (lib/workloads.py `op`): a tbench "
         "operation, a pipe round trip, a message, a system call, a "
         "stress-ng bogo op.", "",
-        table(rows, others, baseline), "",
+        table(rows, others, baseline, jump, per_check), "",
         "`(here only)`: significant in this environment, but no "
         "environment floor was measured for the workload (the study of "
         "docs/calibration.md ran on tbench), so a harness change alone "
         "might move it as much; nothing is called across environments "
         "for %s." % (", ".join("`%s`" % n for n in no_floor) or "none"),
     ]
-    rank = ranking(rows, jump)
+    rank = ranking(rows, jump, per_check)
     if rank:
         text += ["", rank]
-    text += [""] + figure_lines
+    text += ["", head("The static-key sites each workload passes most"), "",
+             busiest(res, rows, jump), ""] + figure_lines
     return "\n".join([head("Jump labels and plain reads against `%s`, "
                            "workload by workload" % baseline), ""] + text)

@@ -6,14 +6,16 @@ stats.json), and their figures side by side.
 Figures per workload (Row): its record (lib/workloads.py), its stats.json,
 each label's headline comparison against the baseline (main group) and
 its A/A twin's, the baseline's kernel instructions per operation, each
-label's change of them, and the static-key site executions per operation
-of the labels that have them (jump-label kernels with a sites file).
+label's change of them, the static-key site executions per operation of
+the labels that have them (jump-label kernels with a sites file), and the
+part of the change that those sites' checks account for (executions times
+what one check costs, from the kernels' selftest).
 """
 import os
 from collections import namedtuple
 
 from analysis.results import compat
-from analysis.results.load import read_json
+from analysis.results.load import counted, read_json, read_selftest
 from analysis.results.runinfo import comparisons, metric
 from lib import workloads
 
@@ -80,20 +82,37 @@ def rows(path):
     return [row(name, d) for name, d in members(path)]
 
 
+OFF_INSNS = "count.off_insns_per_iter"
+
+
+def saved_per_check(path, baseline, label):
+    """Kernel instructions one disabled static-key check costs the
+    baseline more than label (selftest.csv of the suite's tbench dir at
+    path, the kernels' own microbenchmark), or None when not counted."""
+    sel = read_selftest(os.path.join(path, "selftest.csv"))
+    a, b = counted(sel, baseline, OFF_INSNS), counted(sel, label, OFF_INSNS)
+    return None if a is None or b is None else a - b
+
+
+def insns_change(r, label):
+    """label's kernel instructions per op minus the baseline's, or None."""
+    c = r.insns_changes.get(label)
+    if not c or r.insns is None or c.get("pct_change") is None:
+        return None
+    return r.insns * c["pct_change"] / 100.0
+
+
+def checks_part(r, label, per_check):
+    """The part of label's change in kernel instructions per op that its
+    static-key checks account for: minus its site executions per op times
+    what one check saves (per_check), or None."""
+    x = r.sites.get(label)
+    return None if x is None or per_check is None else -x * per_check
+
+
 def site_density(r, label):
     """Static-key site executions per 1,000 kernel instructions of label,
     or None."""
     x = r.sites.get(label)
     k = _mean(r.st, KERNEL_INSNS, label) if r.st else None
     return 1000.0 * x / k if x is not None and k else None
-
-
-def insns_per_site(r, label):
-    """Kernel instructions per op that label saves against the baseline,
-    per static-key site execution per op (what one site costs the
-    baseline's way), or None."""
-    c = r.insns_changes.get(label)
-    x = r.sites.get(label)
-    if not c or not x or r.insns is None or c.get("pct_change") is None:
-        return None
-    return -r.insns * c["pct_change"] / 100.0 / x
