@@ -155,7 +155,7 @@ def test_across_the_kernel_from_a_suite_dir(tmp_path):
     assert "faster" in tb and "here only" not in tb
     assert "not run" in next(ln for ln in table if ln.startswith("| `pipe`"))
     assert "Largest gain of `jump-label`: `fault` (+3.00%" in text
-    assert "smallest: `syscall` (+0.20%" in text
+    assert "Smallest: `syscall` (+0.20%" in text
     assert text.rstrip().endswith("- figure")
     assert across.section(type("R", (), {"path": str(tmp_path)})(), []) \
         == across.NOT_RUN
