@@ -441,6 +441,8 @@ def test_git_range_unknown_revision(repo):
       "5"], "--workload fault does a fixed amount of work"),
     (["--series", "X", "--out", "O", "--workload", "nope"],
      "invalid choice"),
+    (["--series", "X", "--out", "O", "--loops", "5"],
+     "--loops N (N >= 1) sets the work"),
 ])
 def test_cli_usage_errors(tmp_path, monkeypatch, args, says):
     monkeypatch.chdir(tmp_path)
@@ -613,7 +615,7 @@ def test_a_bisection_of_another_workload_logs_it_and_has_no_floor(tmp_path):
     refused) and no calibrated floor (the study ran tbench)."""
     src = bisection.Series(str(quilt(tmp_path, 4)), "jump-label")
     out = tmp_path / "bisect"
-    FakeBisection(str(out), src, dict(OPTS, workload="fault"))
+    FakeBisection(str(out), src, dict(OPTS, workload="fault", loops=9))
     assert bisection.read_log(str(out / "bisect.log"))[0]["workload"] == \
         "fault"
     with pytest.raises(bisection.Stop, match="other settings"):

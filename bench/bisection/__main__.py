@@ -78,6 +78,9 @@ def parse(argv):
                     help="what the guest runs (lib/workloads.py; default: "
                     "%s): a change on another workload's path (%s)"
                     % (workloads.DEFAULT, ", ".join(workloads.SUITE[1:])))
+    ap.add_argument("--loops", type=int, metavar="N",
+                    help="--workload other than tbench: its fixed work per "
+                    "run (default: its record's n)")
     args = ap.parse_args(argv)
     if args.replay:
         return args
@@ -90,6 +93,9 @@ def parse(argv):
     if fixed_work and (args.seconds or args.clients != 20):
         ap.error("--workload %s does a fixed amount of work: drop "
                  "--seconds/--clients" % args.workload)
+    if args.loops is not None and (not fixed_work or args.loops < 1):
+        ap.error("--loops N (N >= 1) sets the work of a --workload other "
+                 "than tbench")
     if args.git and (not args.good or not args.bad):
         ap.error("--git needs --good REV and --bad REV")
     if args.series:
@@ -152,6 +158,8 @@ def main(argv):
         if args.workload != workloads.DEFAULT:
             # absent for tbench, as in logs from before the option
             opts["workload"] = args.workload
+            opts["loops"] = args.loops or \
+                workloads.WORKLOAD[args.workload].n
         end = bisection.Bisection(args.out, source, opts).bisect()
     except bisection.Stop as e:
         print("bisect: %s" % e, file=sys.stderr)

@@ -207,8 +207,8 @@ class Bisection:
                   "seed": opts["seed"], "config": opts["config"],
                   "seconds": opts["seconds"], "clients": opts["clients"],
                   "floor_pct": opts["floor_pct"],
-                  **({"workload": opts["workload"]}
-                     if "workload" in opts else {}),
+                  **({k: opts[k] for k in ("workload", "loops")
+                      if k in opts}),
                   "candidates": [{"name": c[0], "revision": c[2]}
                                  for c in self.cands]}
         old = read_log(self.path)
@@ -268,7 +268,7 @@ class Bisection:
         if o["seconds"]:
             cmd += ["--seconds", str(o["seconds"])]
         if "workload" in o:
-            cmd += ["--workload", o["workload"]]
+            cmd += ["--workload", o["workload"], "--loops", str(o["loops"])]
         rc, _ = self.run(cmd)
         if rc != 0 or not os.path.isfile(res_path):
             raise Stop("bench/run failed for %s (exit %d): see above" % (

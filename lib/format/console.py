@@ -125,6 +125,10 @@ def _number(value):
     return x if x == x and abs(x) != float("inf") else None
 
 
+# The agent modes of fixed work and the figure each reports of its own.
+OWN_FIGURE = {"pipe": "pipe_usecs_per_op", "run": "workload_s"}
+
+
 def verdict(rep, ended, mode="tbench"):
     """Decide a try's status from its Report and how QEMU ended.
 
@@ -157,9 +161,8 @@ def verdict(rep, ended, mode="tbench"):
         if tput is None or tput <= 0:
             return "failed", "result block has no valid throughput_mbps (%r)" \
                 % b.get("throughput_mbps")
-    if mode in ("pipe", "run"):
-        for key in ("ops", "pipe_usecs_per_op" if mode == "pipe"
-                    else "workload_s"):
+    if mode in OWN_FIGURE:
+        for key in ("ops", OWN_FIGURE[mode]):
             x = _number(b.get(key))
             if x is None or x <= 0:
                 return "failed", "result block has no valid %s (%r)" % (
