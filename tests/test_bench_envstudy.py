@@ -30,6 +30,11 @@ def test_dry_run_plans_one_run_per_environment(tmp_path):
         assert "vary %s %s " % (image, kind) in p.stderr
     assert not (tmp_path / "study" / "base").exists() or \
         not any((tmp_path / "study" / "base").iterdir())
+    assert all("--workload tbench" in line for line in runs)
+    p = run([TOOL, "--builds", builds, "--initramfs", image, "--out",
+             tmp_path / "study2", "--only", "base", "--workload", "fault",
+             "--dry-run"])
+    assert "--workload fault" in p.stdout
 
 
 def test_usage_errors_name_the_fix(tmp_path):
