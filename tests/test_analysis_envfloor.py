@@ -11,7 +11,7 @@ from conftest import ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis.stats import envfloor  # noqa: E402
+from analysis.stats import calibrate, envfloor  # noqa: E402
 from analysis.results.load import Results  # noqa: E402
 
 SEEDS = 4
@@ -77,3 +77,34 @@ def test_calibrate_writes_rates_and_floors(tmp_path):
     assert 0 <= m["false_positive"] <= 0.05
     assert m["coverage"]["jump-label"] >= 0.95
     assert cal["rule"] == "median" and cal["n"] == 6
+
+
+def test_floors_only_of_another_workload(tmp_path, monkeypatch):
+    """analysis/calibrate --floors-only --env DIR --write: a study of a
+    workload other than tbench gives its floors (no rates) under its name
+    in analysis/floors.json, which analyze then applies to its runs."""
+    root = study(str(tmp_path / "env"))
+    for name in ("base", "size"):
+        (d,) = os.listdir(os.path.join(root, name))
+        path = os.path.join(root, name, d, "meta.json")
+        meta = json.load(open(path))
+        meta.setdefault("protocol", {})["workload"] = "fault"
+        json.dump(meta, open(path, "w"))
+    out = tmp_path / "floors.json"
+    env = dict(os.environ, JLBENCH_FLOORS=str(out))
+    p = run([str(ROOT / "analysis" / "calibrate"), "--floors-only", "--env",
+             root, "--write", "--metric", "throughput_mbps"], env=env)
+    assert "of fault" in p.stdout and "floor: level" in p.stdout
+    floors = json.loads(out.read_text())
+    assert list(floors) == ["fault"] and floors["fault"]["floors_only"]
+    m = floors["fault"]["metrics"]["throughput_mbps"]
+    assert m["floor_level_pct"] == pytest.approx(0.05, abs=2e-4)
+    assert m["floor_difference_pts"] == pytest.approx(0.0304, abs=2e-4)
+    monkeypatch.setenv("JLBENCH_FLOORS", str(out))
+    assert calibrate.floor(calibrate.for_workload("fault"),
+                           "throughput_mbps", "difference") == \
+        pytest.approx(0.0304, abs=2e-4)
+    assert calibrate.for_workload("sock") is None
+    p = run([str(ROOT / "analysis" / "calibrate"), "--floors-only"],
+            check=False)
+    assert p.returncode == 2 and "--floors-only takes --env DIR" in p.stderr

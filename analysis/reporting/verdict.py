@@ -159,7 +159,7 @@ def resolution(st, name, parts):
     calibrated on (analysis/calibration.json), or None without one."""
     cal = st.get("calibration")
     m = ((cal or {}).get("metrics") or {}).get(name)
-    if not m:
+    if not m or cal.get("floors_only"):
         return None
     half = max(m["half_width"].values())
     floor = m["floor_difference_pts"]

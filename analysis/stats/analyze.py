@@ -284,9 +284,9 @@ def summarize(res, loadfile=None):
         m.derived or m.name in runs.columns)
         and m.name in schema.WORKLOAD[workload].metrics] + [
         c + "_per_op" for c in schema.counter_columns(runs.columns)]
-    # the calibration (its environment floor) was measured on tbench
-    cal = calibrate.load() if mode == "icount" and workload == "tbench" \
-        else None
+    # tbench's calibration, or another workload's floors where its
+    # environment was studied (analysis/calibrate --floors-only)
+    cal = calibrate.for_workload(workload) if mode == "icount" else None
     out_metrics = [_metric(runs, mode, m, groups, infos, warnings, baseline,
                            headline, cal) for m in names]
     ok = ok_rows(runs)

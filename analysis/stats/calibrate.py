@@ -29,7 +29,7 @@ import numpy as np
 from analysis.results import reference
 from analysis.stats import stats
 from analysis.results.load import FormatError, ok_rows, per_key, per_run
-from lib import ROOT
+from lib import ROOT, workloads
 
 ALPHA = stats.ALPHA
 RESAMPLES = 1000
@@ -42,9 +42,20 @@ DEFAULT_SEEDS = 6
 FILE = os.path.join(ROOT, "analysis", "calibration.json")
 
 
+# The environment floors of the workloads other than tbench (analysis/
+# calibrate --floors-only --write): {workload: a calibration without
+# rates}; $JLBENCH_FLOORS names another.
+FLOORS_FILE = os.path.join(ROOT, "analysis", "floors.json")
+
+
 def path():
     """Where the calibration is read from and written to."""
     return os.environ.get("JLBENCH_CALIBRATION") or FILE
+
+
+def floors_path():
+    """Where the other workloads' floors are read from and written to."""
+    return os.environ.get("JLBENCH_FLOORS") or FLOORS_FILE
 
 
 def pct_change(new, base):
@@ -229,6 +240,34 @@ def load(src=None):
             return json.load(f)
     except FileNotFoundError:
         return None
+
+
+def for_workload(workload):
+    """The calibration a run of workload is judged by: tbench's (load()),
+    or another workload's floors (write_floors(): no error rates), or None
+    when its environment was not studied."""
+    if workload == workloads.DEFAULT:
+        return load()
+    return (load(floors_path()) or {}).get(workload)
+
+
+def write_floors(workload, env_root, envs, floors, dest=None):
+    """Store a workload's environment floors (no rates: its environment
+    study alone) beside the others'; returns the path."""
+    dest = dest or floors_path()
+    out = load(dest) or {}
+    out[workload] = {
+        "floors_only": True, "environment_study": _rel(env_root),
+        "environments": {k: _rel(v.path) for k, v in envs.items()},
+        "seeds": int(envs["base"].runs["perturb_seed"].nunique()),
+        "metrics": {m: {"floor_level_pct": f["level"],
+                        "floor_difference_pts": f["difference"]}
+                    for m, f in floors.items()}}
+    with open(dest + ".tmp", "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(dest + ".tmp", dest)
+    return dest
 
 
 def floor(cal, metric, kind):

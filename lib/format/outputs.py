@@ -165,8 +165,10 @@ STATS_KEYS = [
     Key("power", "power of the minimum detectable effect"),
     Key("methods", "the methods in words (analysis/stats/analyze.py "
         "METHODS)"),
-    Key("calibration", "icount tbench runs: the environment floor "
-        "(analysis/calibration.json), else null", _NEWER),
+    Key("calibration", "icount runs: tbench's calibration and "
+        "environment floor (analysis/calibration.json), another "
+        "workload's floors (analysis/floors.json, `floors_only`), else "
+        "null", _NEWER),
     Key("seed_modes", "icount: the spread and modes of each label's "
         "per-seed figures (analysis/stats/clusters.py), else null",
         _NEWER),
