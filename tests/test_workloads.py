@@ -120,6 +120,8 @@ def _stats(template, workload, pct):
                          pct_ci_hi=pct + 0.1, significant=True)
             if workload != "tbench":
                 c["floor_pts"] = 0.0
+    if workload != "tbench":
+        st["calibration"] = None
     return st
 
 

@@ -18,18 +18,19 @@ NOT_RUN = ("Not run: this is no suite run. `./run_all.sh --workload suite` "
            "VFS and sockets) and fills this section.")
 
 
-def _called(c):
-    """The verdict of one comparison, in a word or three."""
+def _called(c, floor):
+    """The verdict of one comparison, in a word or three (floor: None
+    when the workload's environment floor was not measured)."""
     if not c or F.missing(c.get("pct_change")):
         return "n/a"
     if c.get("significant"):
         word = "faster" if c["pct_change"] > 0 else "slower"
-        return word if c.get("floor_pts") else word + " (here only)"
+        return word if floor is not None else word + " (here only)"
     return "not resolved"
 
 
-def _cell(c):
-    return "n/a" if not c else "%s %s" % (F.pct_ci(c), _called(c))
+def _cell(c, floor):
+    return "n/a" if not c else "%s %s" % (F.pct_ci(c), _called(c, floor))
 
 
 def _aa(r):
@@ -39,8 +40,7 @@ def _aa(r):
 
 
 def _floor(r):
-    c = next(iter(r.changes.values()), None) or {}
-    return "%.2f pts" % c["floor_pts"] if c.get("floor_pts") else "none"
+    return "none" if r.floor is None else "%.2f pts" % r.floor
 
 
 def _num(x, digits=1):
@@ -69,7 +69,7 @@ def table(rows, labels, baseline, jump, per_check):
         c = r.insns_changes.get(jump)
         out.append(
             ["`%s`" % r.workload.name, r.workload.area]
-            + [_cell(r.changes.get(lab)) for lab in labels]
+            + [_cell(r.changes.get(lab), r.floor) for lab in labels]
             + [_aa(r), _floor(r), _num(r.insns, 0),
                "n/a" if change is None else "%s (%s)" % (
                    "{:+,.1f}".format(change), F.pct(c["pct_change"])),
@@ -157,8 +157,7 @@ def section(res, figure_lines):
     baseline = st["baseline"]
     others = [lab for lab in labels if lab != baseline]
     jump = variants.JUMP if variants.JUMP in others else others[0]
-    no_floor = [r.workload.name for r in rows
-                if r.st and _floor(r) == "none"]
+    no_floor = [r.workload.name for r in rows if r.st and r.floor is None]
     per_check = suite.saved_per_check(res.path, baseline, jump)
     text = [
         "Every workload of lib/workloads.py on the same kernels, each a "

@@ -28,9 +28,10 @@ SITE_EXECS = "site_execs_per_op"
 # comparison vs the baseline}; aa: the A/A twin's comparison or None;
 # insns: the baseline's kernel instructions per op; insns_changes: {label:
 # comparison of kernel instructions per op}; sites: {label: site executions
-# per op}.
+# per op}; floor: the environment floor of the headline's comparisons
+# (points), None when the workload's environment was not studied.
 Row = namedtuple("Row", "workload path st changes aa insns insns_changes "
-                 "sites")
+                 "sites floor")
 
 
 def members(path):
@@ -64,8 +65,10 @@ def row(name, path):
     st = read_json(os.path.join(path, "stats.json")) if path else {}
     w = workloads.WORKLOAD[name]
     if not st:
-        return Row(w, path, {}, {}, None, None, {}, {})
+        return Row(w, path, {}, {}, None, None, {}, {}, None)
     head = metric(st, compat.headline(st))
+    cal = ((st.get("calibration") or {}).get("metrics") or {}).get(
+        compat.headline(st)) or {}
     aa = comparisons(head, "aa")
     insns = metric(st, KERNEL_INSNS)
     labels = st["groups"]["main"]
@@ -74,7 +77,8 @@ def row(name, path):
                next(iter(aa.values()), None),
                _mean(st, KERNEL_INSNS, st["baseline"]),
                comparisons(insns, "main") if insns else {},
-               {lab: x for lab, x in sites.items() if x is not None})
+               {lab: x for lab, x in sites.items() if x is not None},
+               cal.get("floor_difference_pts"))
 
 
 def rows(path):
