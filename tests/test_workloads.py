@@ -156,7 +156,7 @@ def test_across_the_kernel_from_a_suite_dir(tmp_path):
     tb = next(ln for ln in table if ln.startswith("| `tbench`"))
     assert "faster" in tb and "here only" not in tb
     assert "not run" in next(ln for ln in table if ln.startswith("| `pipe`"))
-    assert "Largest gain of `jump-label`: `fault` (+3.00%" in text
+    assert "largest gain of `jump-label`: `fault` (+3.00%" in text
     assert "Smallest: `syscall` (+0.20%" in text
     assert text.rstrip().endswith("- figure")
     assert across.section(type("R", (), {"path": str(tmp_path)})(), []) \

@@ -9,6 +9,7 @@ from analysis.reporting import fmt as F
 from analysis.reporting.fmt import head
 from analysis.results import suite
 from analysis.results.load import FormatError, Results
+from analysis.stats import stats
 from lib import variants
 
 FIGURE = "across"
@@ -33,10 +34,24 @@ def _cell(c, floor):
     return "n/a" if not c else "%s %s" % (F.pct_ci(c), _called(c, floor))
 
 
-def _aa(r):
+def aa_failed(rows):
+    """{workload: failed} of the suite's A/A controls, each workload's twin
+    against its kernel in its headline: one family, by Holm's rule at 5%
+    over the workloads (one of fifteen at p<0.05 alone is what chance
+    gives now and then)."""
+    have = [r for r in rows if r.aa]
+    rejected = stats.holm([r.aa["p_t"] if r.aa.get("significant") else 1.0
+                           for r in have])
+    return {r.workload.name: bad for r, bad in zip(have, rejected)}
+
+
+def _aa(r, failed):
     if not r.aa:
         return "none"
-    return "FAILED" if r.aa.get("significant") else "passed"
+    if failed[r.workload.name]:
+        return "FAILED"
+    return "passed" + (" (p=%.3f alone)" % r.aa["p_t"]
+                       if r.aa.get("significant") else "")
 
 
 def _floor(r):
@@ -54,7 +69,7 @@ def _share(part, change):
     return "%.0f%%" % (100.0 * part / change)
 
 
-def table(rows, labels, baseline, jump, per_check):
+def table(rows, labels, baseline, jump, per_check, failed):
     """One row per workload: each label against the baseline in the
     workload's headline, the A/A, the floor, then jump's kernel
     instructions per op against the baseline's, its site executions per op
@@ -70,7 +85,7 @@ def table(rows, labels, baseline, jump, per_check):
         out.append(
             ["`%s`" % r.workload.name, r.workload.area]
             + [_cell(r.changes.get(lab), r.floor) for lab in labels]
-            + [_aa(r), _floor(r), _num(r.insns, 0),
+            + [_aa(r, failed), _floor(r), _num(r.insns, 0),
                "n/a" if change is None else "%s (%s)" % (
                    "{:+,.1f}".format(change), F.pct(c["pct_change"])),
                _num(r.sites.get(jump)),
@@ -85,10 +100,10 @@ def table(rows, labels, baseline, jump, per_check):
 
 
 def ranking(rows, jump, per_check):
-    """Which workloads show jump labels' gain largest and smallest, and
-    how much of each change their static-key checks account for."""
-    have = [r for r in rows if r.changes.get(jump)
-            and not F.missing(r.changes[jump].get("pct_change"))]
+    """Which workloads show jump labels' gain largest and smallest (of
+    those where the comparison is significant), and how much of each
+    change their static-key checks account for."""
+    have = [r for r in rows if (r.changes.get(jump) or {}).get("significant")]
     if len(have) < 2:
         return None
     have.sort(key=lambda r: -r.changes[jump]["pct_change"])
@@ -102,11 +117,14 @@ def ranking(rows, jump, per_check):
                 r.workload.name, F.pct(r.changes[jump]["pct_change"]),
                 _num(suite.site_density(r, jump), 2), share)
     return (
-        "Largest gain of `%s`: %s. Smallest: %s. A disabled check costs "
+        "Among the workloads where it is resolved, largest gain of `%s`: "
+        "%s. Smallest: %s. A disabled check costs "
         "`%s` %s fewer kernel instructions than the baseline's "
         "(selftest.csv); where the site executions times that account for "
-        "about all of a workload's change, the gain is the checks' and "
-        "grows with how densely the path passes sites; where they do not, "
+        "about all of a workload's change, the kernel's gain is the "
+        "checks' and grows with how densely its path passes sites, and "
+        "the gain in operations per second is that, diluted by the share "
+        "of the work done in user space; where they do not, "
         "the jump-label kernel ran other work on that path (the "
         "workload's timing-dependent choices: `analysis/profile-diff "
         "--workload NAME %s %s` names the functions)." % (
@@ -165,17 +183,25 @@ def section(res, figure_lines):
         "`analysis/report` on it), compared by the first table's rule: "
         "the median of per-seed changes of the workload's operations per "
         "second, its 95% interval, significant when the sign test says "
-        "so and the interval clears the environment floor. One operation "
+        "so and the interval clears the workload's environment floor "
+        "(tbench's from the study of docs/calibration.md; every other's "
+        "from a smaller study of its own, analysis/floors.json: "
+        "docs/workloads.md). One operation "
         "is the workload's own (lib/workloads.py `op`): a tbench "
         "operation, a pipe round trip, a message, a system call, a "
         "stress-ng bogo op.", "",
-        table(rows, others, baseline, jump, per_check), "",
-        "`(here only)`: significant in this environment, but no "
-        "environment floor was measured for the workload (the study of "
-        "docs/calibration.md ran on tbench), so a harness change alone "
-        "might move it as much; nothing is called across environments "
-        "for %s." % (", ".join("`%s`" % n for n in no_floor) or "none"),
+        table(rows, others, baseline, jump, per_check, aa_failed(rows)),
+        "", "A/A: each workload's twin against its kernel in its headline, "
+        "the %d controls one family by Holm's rule at 5%% (a control "
+        "significant alone says its p)." % len([r for r in rows if r.aa]),
     ]
+    if no_floor:
+        text += [
+            "", "`(here only)`: significant in this environment, but no "
+            "environment floor was measured for the workload "
+            "(analysis/floors.json), so a harness change alone might move "
+            "it as much; nothing is called across environments for %s."
+            % ", ".join("`%s`" % n for n in no_floor)]
     rank = ranking(rows, jump, per_check)
     if rank:
         text += ["", rank]
