@@ -404,7 +404,11 @@ if [[ $dry_run == 1 ]]; then
 			arch_images "$a"
 		done
 	fi
-	log "dry run: would now run bench/run, bench/selftest, analysis/analyze, plots/draw and analysis/report"
+	if [[ $suite == 1 ]]; then
+		log "dry run: would now run bench/run (tbench, then each of: $("$JLBENCH_PYTHON" "$JLBENCH_ROOT/lib/workloads.py" names | grep -vx tbench | paste -sd ' ')), bench/selftest, analysis/analyze, plots/draw and analysis/report"
+	else
+		log "dry run: would now run bench/run, bench/selftest, analysis/analyze, plots/draw and analysis/report"
+	fi
 	exit 0
 fi
 initramfs=$(cat "$work/image.path")

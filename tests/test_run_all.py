@@ -65,6 +65,13 @@ def test_user_variant_runs_beside_its_built_in(tmp_path):
     assert "--variant plain-read --variant %s" % spec in kernels
 
 
+def test_a_suite_dry_run_names_every_workload():
+    p = run([RUN_ALL, "--dry-run", "--config", "smoke", "--no-s390x",
+             "--workload", "suite"])
+    line = [ln for ln in p.stderr.splitlines() if "would now run" in ln][0]
+    assert "tbench, then each of: pipe messaging" in line and "sock" in line
+
+
 def test_the_default_linux_version_is_lib_sources():
     """run_all.sh writes no Linux version of its own: its default --source,
     the one with an s390x part by default, and its --help's are
