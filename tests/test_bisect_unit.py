@@ -610,9 +610,11 @@ def test_bisection_no_change(tmp_path):
     assert bisection.replay(str(tmp_path / "b"))[0]["first_bad"] is None
 
 
-def test_a_bisection_of_another_workload_logs_it_and_has_no_floor(tmp_path):
+def test_a_bisection_of_another_workload_logs_it_and_takes_its_floor(
+        tmp_path, monkeypatch):
     """--workload: in the log's header (a resume with another workload is
-    refused) and no calibrated floor (the study ran tbench)."""
+    refused), and the workload's own floor (analysis/floors.json): none
+    where its environment was not studied."""
     src = bisection.Series(str(quilt(tmp_path, 4)), "jump-label")
     out = tmp_path / "bisect"
     FakeBisection(str(out), src, dict(OPTS, workload="fault", loops=9))
@@ -620,4 +622,9 @@ def test_a_bisection_of_another_workload_logs_it_and_has_no_floor(tmp_path):
         "fault"
     with pytest.raises(bisection.Stop, match="other settings"):
         FakeBisection(str(out), src, dict(OPTS))
-    assert bisection.floor_pct(bisection.DEFAULT_METRIC, "fault") == 0.0
+    floors = tmp_path / "floors.json"
+    floors.write_text(json.dumps({"fault": {"metrics": {
+        bisection.DEFAULT_METRIC: {"floor_difference_pts": 0.7}}}}))
+    monkeypatch.setenv("JLBENCH_FLOORS", str(floors))
+    assert bisection.floor_pct(bisection.DEFAULT_METRIC, "fault") == 0.7
+    assert bisection.floor_pct(bisection.DEFAULT_METRIC, "sock") == 0.0

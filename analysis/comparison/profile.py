@@ -184,7 +184,7 @@ def floor_points(res_a, res_b, metric):
     results dir; across two, the level floor when their environments
     differ (analysis/runs.py), else none."""
     name = kernel_column(metric) + "_per_op"
-    cal = calibrate.load()
+    cal = calibrate.for_run(res_a.meta)
     if res_a.path == res_b.path:
         return calibrate.floor(cal, name, "difference") or 0.0
     if differences(res_a, res_b):

@@ -64,7 +64,7 @@ def render(old, new):
         tag, res.path, mode_of(res), commit_of(res), res.baseline)
         for tag, res in (("old", old), ("new", new))]
     head += what_changed(old, new) + [""]
-    cal = calibrate.load()
+    cal = calibrate.for_run(new.meta)
     body = [cells(r) for r in rows(old, new, cal)]
     if not body:
         return "\n".join(head + ["No label has ok runs in both dirs."]) + "\n"

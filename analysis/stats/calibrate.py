@@ -30,6 +30,7 @@ from analysis.results import reference
 from analysis.stats import stats
 from analysis.results.load import FormatError, ok_rows, per_key, per_run
 from lib import ROOT, workloads
+from lib.format import schema
 
 ALPHA = stats.ALPHA
 RESAMPLES = 1000
@@ -249,6 +250,11 @@ def for_workload(workload):
     if workload == workloads.DEFAULT:
         return load()
     return (load(floors_path()) or {}).get(workload)
+
+
+def for_run(meta):
+    """for_workload() of the run whose meta.json is meta."""
+    return for_workload(schema.workload(meta))
 
 
 def write_floors(workload, env_root, envs, floors, dest=None):

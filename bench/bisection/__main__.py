@@ -148,9 +148,9 @@ def main(argv):
         floor = bisection.floor_pct(args.metric, args.workload)
         if not floor:
             bisection.log("warning: no calibrated floor for %s on %s "
-                          "(analysis/calibration.json): every change the "
-                          "median rule resolves counts"
-                          % (args.metric, args.workload))
+                          "(analysis/calibration.json, analysis/floors."
+                          "json): every change the median rule resolves "
+                          "counts" % (args.metric, args.workload))
         opts = {"metric": args.metric, "seeds": args.seeds,
                 "seed": args.seed, "config": args.config,
                 "seconds": args.seconds, "clients": args.clients,

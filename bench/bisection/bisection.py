@@ -447,9 +447,7 @@ def replay(out):
 
 
 def floor_pct(metric, workload=workloads.DEFAULT):
-    """The calibrated floor of a difference in metric (points): 0 for a
-    workload other than tbench, whose environment floor was not measured
-    (analysis/calibration.json's study ran tbench)."""
-    if workload != workloads.DEFAULT:
-        return 0.0
-    return calibrate.floor(calibrate.load(), metric, "difference") or 0.0
+    """The calibrated floor of a difference in metric (points) on
+    workload (calibrate.for_workload), 0 where none was measured."""
+    return calibrate.floor(calibrate.for_workload(workload), metric,
+                           "difference") or 0.0
