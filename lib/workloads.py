@@ -115,6 +115,12 @@ DEFAULT = "tbench"
 SUITE = [w.name for w in WORKLOADS]
 
 
+def of(protocol):
+    """The record of a run's meta.json protocol (tbench's when it names
+    no workload, as in dirs from before the choice existed)."""
+    return WORKLOAD[protocol.get("workload", DEFAULT)]
+
+
 def words(w, n):
     """The command of a mode-run workload with its fixed work n."""
     return [a.replace("{n}", str(n)) for a in w.argv]

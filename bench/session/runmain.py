@@ -68,8 +68,8 @@ def _announce(args, log, s):
     lengths = sorted({r.seconds for r in s.plan})
     what = "%s s tbench, %d clients" % (", ".join(map(str, lengths)),
                                         protocol["clients"])
-    if protocol.get("workload", workloads.DEFAULT) != workloads.DEFAULT:
-        w = workloads.WORKLOAD[protocol["workload"]]
+    w = workloads.of(protocol)
+    if w.name != workloads.DEFAULT:
         what = "%s, n=%d: %d operations (one: %s)" % (
             w.name, protocol["loops"], workloads.ops(w, protocol["loops"]),
             w.op)

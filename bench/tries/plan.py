@@ -64,7 +64,7 @@ def guest_seconds(protocol, seconds):
     """A run's expected workload time in guest seconds: tbench's run
     length `seconds`, or another workload's n (meta.json protocol's
     loops) at its record's us_per_n."""
-    w = workloads.WORKLOAD[protocol.get("workload", workloads.DEFAULT)]
+    w = workloads.of(protocol)
     if w.n is None:
         return seconds
     return protocol["loops"] * w.us_per_n / 1e6

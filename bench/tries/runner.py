@@ -62,7 +62,7 @@ class Context:
 
 def workload_words(p, run):
     """The jlbench.* words of the workload (meta.json protocol p) for run."""
-    w = workloads.WORKLOAD[p.get("workload", workloads.DEFAULT)]
+    w = workloads.of(p)
     if w.mode == "pipe":
         return boot.pipe_words(p["loops"], p.get("perf"), run.perturb_seed,
                                p.get("guest_timeout"))
@@ -118,7 +118,7 @@ def one_try(ctx, run, try_no, stopped=None):
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     out = boot.run(ctx.machine, g, ctx.timeout, stopped or ctx.stop)
     got = rawtry.derive(g.base, ctx.params["perf_events"], ctx.plugin,
-                        out.ended, ctx.params.get("workload", "tbench"))
+                        out.ended, workloads.of(ctx.params).name)
     profilefmt.compress(g.base)
     rawtry.write_manifest(g.base)
     row = {

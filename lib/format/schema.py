@@ -331,7 +331,7 @@ WORKLOAD_COLUMNS = PIPE_COLUMNS + COMMAND_COLUMNS
 def workload(meta):
     """The workload of a results dir's meta.json (tbench in dirs from
     before the choice existed)."""
-    return ((meta or {}).get("protocol") or {}).get("workload", "tbench")
+    return workloads.of((meta or {}).get("protocol") or {}).name
 
 
 # An accelerator mode and every text that describes it. runs_csv: a value
