@@ -147,7 +147,7 @@ bench_args=()
 resume=""
 root_args=()
 suite=0
-tbench_only=()
+tbench_args=()
 loops_given=0
 dry_run=0
 accel=auto
@@ -163,14 +163,19 @@ while [[ $# -gt 0 ]]; do
 			"$("$JLBENCH_PYTHON" "$VARIANTS_PY" role baseline)" "$default_on"
 		exit 0
 		;;
-	--profile | --boots | --seconds | --clients | --accel | --seed | --loops)
+	--profile | --boots | --accel | --seed | --loops)
 		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
 		bench_args+=("$1" "$2")
 		case "$1" in
 		--accel) accel=$2 ;;
-		--seconds | --clients) tbench_only+=("$1") ;;
 		--loops) loops_given=1 ;;
 		esac
+		shift 2
+		;;
+	--seconds | --clients)
+		# tbench's own: a suite's other workloads do fixed work
+		[[ $# -ge 2 ]] || usage_error "$1 needs a value"
+		tbench_args+=("$1" "$2")
 		shift 2
 		;;
 	--workload)
@@ -352,18 +357,7 @@ arch_images() {
 # of tbench's run but tbench's own, each into its own results dir under
 # $results/suite/<workload>/; a workload whose dir is there is resumed.
 run_suite() {
-	local w dir args=() skip=0 a
-	for a in "${bench_args[@]}"; do
-		if [[ $skip == 1 ]]; then
-			skip=0
-			continue
-		fi
-		if [[ " ${tbench_only[*]} " == *" $a "* ]]; then
-			skip=1
-			continue
-		fi
-		args+=("$a")
-	done
+	local w dir args=("${bench_args[@]}")
 	# the options, kept for --resume (which gives none)
 	mkdir -p "$results/suite"
 	if [[ -n "$resume" && -f "$results/suite/options" ]]; then
@@ -418,7 +412,7 @@ if [[ -n "$resume" ]]; then
 		"${exec_args[@]}"
 else
 	stage runs "$JLBENCH_ROOT/bench/run" --builds "$builds" --initramfs "$initramfs" \
-		--out "$work/results.path" "${bench_args[@]}" "${append_args[@]}" "${jobs_args[@]}" \
+		--out "$work/results.path" "${bench_args[@]}" "${tbench_args[@]}" "${append_args[@]}" "${jobs_args[@]}" \
 		"${root_args[@]}" "${exec_args[@]}"
 fi
 results=$(cat "$work/results.path")
