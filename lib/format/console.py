@@ -17,6 +17,8 @@ that it can be tested on fixture logs.
 import re
 from collections import namedtuple
 
+from lib.format import schema
+
 BEGIN = "JLBENCH-BEGIN"
 END = "JLBENCH-END"
 # The guest protocol's version, which a block must have: the agent's is
@@ -125,10 +127,6 @@ def _number(value):
     return x if x == x and abs(x) != float("inf") else None
 
 
-# The agent modes of fixed work and the figure each reports of its own.
-OWN_FIGURE = {"pipe": "pipe_usecs_per_op", "run": "workload_s"}
-
-
 def verdict(rep, ended, mode="tbench"):
     """Decide a try's status from its Report and how QEMU ended.
 
@@ -161,8 +159,8 @@ def verdict(rep, ended, mode="tbench"):
         if tput is None or tput <= 0:
             return "failed", "result block has no valid throughput_mbps (%r)" \
                 % b.get("throughput_mbps")
-    if mode in OWN_FIGURE:
-        for key in ("ops", OWN_FIGURE[mode]):
+    if mode in schema.OWN_FIGURE:
+        for key in ("ops", schema.OWN_FIGURE[mode]):
             x = _number(b.get(key))
             if x is None or x <= 0:
                 return "failed", "result block has no valid %s (%r)" % (

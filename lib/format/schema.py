@@ -326,6 +326,10 @@ WORKLOADS = [Workload(w.name, w.mode, w.op, *_FIGURES[w.mode], w.title)
              for w in workloads.WORKLOADS]
 WORKLOAD = {w.name: w for w in WORKLOADS}
 WORKLOAD_COLUMNS = PIPE_COLUMNS + COMMAND_COLUMNS
+# The agent modes of fixed work and the result-block key of the figure each
+# reports of its own (lib/format/console.py checks it).
+OWN_FIGURE = {mode: cols[0].block for mode, (_, _, cols) in _FIGURES.items()
+              if cols}
 
 
 def workload(meta):
