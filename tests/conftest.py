@@ -21,6 +21,9 @@ PYTHON = "/usr/bin/python3"
 # moves.
 os.environ.setdefault("JLBENCH_CALIBRATION", str(
     ROOT / "tests" / "fixtures" / "analysis" / "calibration.json"))
+# ... and without function floors (a test that wants them writes its own).
+os.environ.setdefault("JLBENCH_FUNCTION_FLOORS", str(
+    ROOT / "tests" / "fixtures" / "analysis" / "no-function-floors"))
 
 
 # The modules tests/run starts first (docs/testing.md, "How the suite

@@ -107,4 +107,5 @@ def test_floors_only_of_another_workload(tmp_path, monkeypatch):
     assert calibrate.for_workload("sock") is None
     p = run([str(ROOT / "analysis" / "calibrate"), "--floors-only"],
             check=False)
-    assert p.returncode == 2 and "--floors-only takes --env DIR" in p.stderr
+    assert p.returncode == 2 and \
+        "--floors-only and --functions take --env DIR" in p.stderr

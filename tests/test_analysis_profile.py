@@ -18,7 +18,7 @@ import synth  # noqa: E402
 from analysis.comparison import profile  # noqa: E402
 from analysis.reporting import wherefrom  # noqa: E402
 from analysis.results import check  # noqa: E402
-from analysis.stats import stats  # noqa: E402
+from analysis.stats import calibrate, stats  # noqa: E402
 from analysis.results.load import Results  # noqa: E402
 from lib.format import profile as pf  # noqa: E402
 from lib.format import rawtry  # noqa: E402
@@ -199,11 +199,11 @@ def test_profile_diff_command(tmp_path):
     assert "| function | A/op | B/op | diff/op | paired median [95% " \
         "interval] |" in p.stdout
     assert "| f_plus | 100.00 | 350.00 | +250.00 | +250.00 " \
-        "[+250.00, +250.00] | * | +146.2% |  |  |  |" in lines
+        "[+250.00, +250.00] | 0.00 (total) | * | +146.2% |  |  |  |" in lines
     assert "| other (17 functions) |" in p.stdout
     assert "| TOTAL, kernel | 4720.00 | 4891.00 | +171.00 | +171.00 " \
-        "[+171.00, +171.00] | * | +100.0% | 42.00 | -84.00 | +255.00 |" \
-        in lines
+        "[+171.00, +171.00] | 0.00 | * | +100.0% | 42.00 | -84.00 | " \
+        "+255.00 |" in lines
     # two results dirs, DIR:LABEL (DIR: a dir's one label, as a bisect
     # step's); paired by seed, as the dirs share them
     one = {"jump-label": FUNCS["jump-label"]}
@@ -217,9 +217,84 @@ def test_profile_diff_command(tmp_path):
     assert [r["name"] for r in rows] == ["tcp_sendmsg", "other", "total",
                                          "[user]"]
     assert rows[0]["diff"] == pytest.approx(10.0) and rows[0]["significant"]
-    # a floor of 1% of A's kernel total (48.91/op) holds +10
-    assert not profile.top_changes(a, b, 1, floor_pct=1.0)[0]["significant"]
     assert json.dumps(rows)            # plain figures, for bisect.log
+
+
+def calibration(path, floor_pts):
+    """A calibration whose kernel_insns_per_op floors are floor_pts."""
+    path.write_text(json.dumps({"metrics": {"kernel_insns_per_op": {
+        "floor_level_pct": floor_pts, "floor_difference_pts": floor_pts}}}))
+    return str(path)
+
+
+def test_a_function_is_judged_by_its_own_floor(tmp_path, monkeypatch):
+    """A known answer for the floors per function: an environment study
+    whose size environment moves tcp_sendmsg by 3 (atomic-read) and 5
+    (jump-label) instructions per op and nothing else gives tcp_sendmsg
+    floors of 5 per op (level) and 3 (difference: plain-read, unmoved,
+    against atomic-read's 3), every other function 0;
+    with the kernel total's floor at 1% (47.2 per op), a change of 10 per
+    op in fn_07 is called by its own floor, not by the total's, and one of
+    1.5 in tcp_sendmsg stays within its own."""
+    env = tmp_path / "env"
+    moved = {v: dict(f, tcp_sendmsg=f["tcp_sendmsg"] + m) for (v, f), m in
+             zip(sorted(FUNCS.items()), (3, 5, 0))}
+    profiled_run(env / "base", FUNCS)
+    profiled_run(env / "size", moved)
+    for d in (env / "base", env / "size"):
+        os.rename(d / "results" / RUN, d / RUN)
+    floors = tmp_path / "floors"
+    monkeypatch.setenv("JLBENCH_FUNCTION_FLOORS", str(floors))
+    p = run([PYTHON, str(ROOT / "analysis" / "calibrate"), "--functions",
+             "--env", str(env), "--write"])
+    assert "of tbench: 20 functions, 1 with a floor above 0" in p.stdout
+    table = calibrate.function_floors("tbench")
+    total = 4720.0                               # atomic-read's, per op
+    assert table.points("tcp_sendmsg", "level") == pytest.approx(
+        500.0 / total, rel=1e-3)
+    assert table.points("tcp_sendmsg", "difference") == pytest.approx(
+        300.0 / total, rel=1e-3)
+    assert table.points("fn_07", "difference") == 0.0
+    assert table.points("never_ran", "difference") is None
+    assert calibrate.function_floors("pipe") is None
+
+    monkeypatch.setenv("JLBENCH_CALIBRATION",
+                       calibration(tmp_path / "cal.json", 1.0))
+    changed = {"atomic-read": FUNCS["atomic-read"], "jump-label": dict(
+        FUNCS["atomic-read"], fn_07=18, tcp_sendmsg=1001.5,
+        new_helper=20)}
+    d = Diff_of(profiled_run(tmp_path / "ab", changed, {}))
+    rows = {r["name"]: r for r in d.rows(5)}
+    assert d.floor == pytest.approx(47.2) and d.floor_kind == "difference"
+    fn, tcp, new = rows["fn_07"], rows["tcp_sendmsg"], rows["new_helper"]
+    assert fn["own_floor"] and fn["floor"] == 0.0 and fn["significant"]
+    assert tcp["own_floor"] and not tcp["significant"]
+    assert tcp["floor"] == pytest.approx(3.0, rel=1e-3)
+    # a function the study never ran takes the total's floor
+    assert not new["own_floor"] and new["floor"] == pytest.approx(47.2) \
+        and not new["significant"]
+    assert not rows["total"]["significant"]            # +31.5 < 47.2
+    text = wherefrom.text(d, 5)
+    assert "difference floors: each function's own from %s, else the " \
+        "kernel total's, 47.20 per op" % os.path.relpath(
+            table.source, ROOT) in text
+    assert "| fn_07 | 8.00 | 18.00 | +10.00 | +10.00 [+10.00, +10.00] " \
+        "| 0.00 | * |" in text
+    assert "| new_helper | 0.00 | 20.00 | +20.00 | +20.00 [+20.00, " \
+        "+20.00] | 47.20 (total) | ~ |" in text
+    # without a table, every function takes the total's
+    monkeypatch.setenv("JLBENCH_FUNCTION_FLOORS", str(tmp_path / "none"))
+    d = Diff_of(profiled_run(tmp_path / "ab2", changed, {}))
+    assert not any(r["significant"] for r in d.rows(5))
+    assert "no function floors for tbench (analysis/calibrate " \
+        "--functions): every function takes the kernel total's, 47.20 " \
+        "per op" in wherefrom.text(d, 5)
+
+
+def Diff_of(d):
+    """jump-label against atomic-read in the results dir d."""
+    (jl,) = profile.against_baseline(Results(d))
+    return jl
 
 
 @pytest.mark.parametrize("args, code, said", [
@@ -289,9 +364,9 @@ def test_report_section_and_figure(tmp_path):
     assert "### `jump-label` against `atomic-read`: the functions that " \
         "changed most\n" in sec
     assert "| `f_plus` | 100.00 | 350.00 | +250.00 | +250.00 " \
-        "[+250.00, +250.00] | * | +146.2% |  |  |  |" in sec
+        "[+250.00, +250.00] | 0.00 (total) | * | +146.2% |  |  |  |" in sec
     assert "| `netif_rx` | 500.00 | 420.00 | -80.00 | -80.00 [-80.00, " \
-        "-80.00] | * | -46.8% | 40.00 | -80.00 | +0.00 |" in sec
+        "-80.00] | 0.00 (total) | * | -46.8% | 40.00 | -80.00 | +0.00 |" in sec
     assert "Static-key sites explain -84.00 of the total's +171.00 per op" \
         in sec and "6 pairs by perturbation seed." in sec
     assert "### `plain-read` against `atomic-read`" in sec

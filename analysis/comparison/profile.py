@@ -19,11 +19,15 @@ statistics use. Diff sets two sets side by side, function by function
   differences, pairs by perturbation seed (by round when the two sets do
   not share their seeds, as analysis/compare pairs), and the
   distribution-free 95% interval of their median. A difference is
-  significant when that interval, widened by the environment floor of the
-  kernel total (analysis/calibration.json, in points of A's total: the
-  difference floor within a results dir, as the headline; across two, the
-  level floor when their environments differ, as analysis/compare), holds
-  no 0;
+  significant when that interval, widened by an environment floor, holds
+  no 0: the difference floor within a results dir, as the headline's;
+  across two, the level floor when their environments differ, as
+  analysis/compare's, else none. A function's (and user space's) floor is
+  its own, measured on the workload's environment study with profiles
+  (analysis/comparison/funcfloor.py; stored per workload by
+  analysis/stats/calibrate.py), where the study saw it; the rest (other,
+  the total, a function the study never ran) take the kernel total's
+  (analysis/calibration.json or floors.json, in points of A's total);
 - share: diff / the kernel total's diff;
 - sites: a function with static-key sites executes them as often in every
   kernel (the check sits at the same places), so its site executions per
@@ -47,6 +51,7 @@ from analysis.results.load import (FormatError, Results, counted, longest,
 from analysis.results.peers import newest
 from lib.format import identity
 from lib.format import profile as pf
+from lib.format import schema
 
 METRICS = ("insns", "mispredicts", "l1i_misses", "l1d_misses")
 SITES = "site_execs"
@@ -178,30 +183,34 @@ def per_check(t, metric):
     return counted(t.res.selftest, t.variant, name) if name else None
 
 
-def floor_points(res_a, res_b, metric):
-    """The environment floor (points) of a comparison of the kernel
-    totals, as the headline judges it: the difference floor within one
-    results dir; across two, the level floor when their environments
-    differ (analysis/runs.py), else none."""
-    name = kernel_column(metric) + "_per_op"
-    cal = calibrate.for_run(res_a.meta)
+def floor_kind(res_a, res_b):
+    """Which environment floor judges a comparison of res_a's tries with
+    res_b's, as the headline's: "difference" within one results dir;
+    across two, "level" when their environments differ
+    (analysis/comparison/runs.py), else None (no floor)."""
     if res_a.path == res_b.path:
-        return calibrate.floor(cal, name, "difference") or 0.0
-    if differences(res_a, res_b):
-        return calibrate.floor(cal, name, "level") or 0.0
-    return 0.0
+        return "difference"
+    return "level" if differences(res_a, res_b) else None
+
+
+def floor_points(res, metric, kind):
+    """The kernel total's environment floor of kind, in points of its
+    figure, by the calibration of res's workload; 0 when none."""
+    if kind is None:
+        return 0.0
+    return calibrate.floor(calibrate.for_run(res.meta),
+                           kernel_column(metric) + "_per_op", kind) or 0.0
 
 
 class Diff:
     """B against A per function for one metric (see the module's text):
     total, user (rows), rows(n), sites_part, notes."""
 
-    def __init__(self, a, b, metric="insns", candidates=(),
-                 floor_pct=None):
+    def __init__(self, a, b, metric="insns", candidates=(), kind=None):
         """candidates: other sets (an iterable, read only as far as
         needed) whose site counts serve when neither A nor B counts
-        them; floor_pct: the environment floor in points of A's kernel
-        total (None: floor_points())."""
+        them; kind: the environment floor that judges the comparison
+        (None: floor_kind())."""
         if metric not in METRICS:
             raise ValueError("metric %r: one of %s" % (metric,
                                                        ", ".join(METRICS)))
@@ -227,10 +236,14 @@ class Diff:
         ca, cb = per_check(a, metric), per_check(b, metric)
         self.per_check = (ca, cb)
         self.delta = None if ca is None or cb is None else cb - ca
-        if floor_pct is None:
-            floor_pct = floor_points(a.res, b.res, metric)
-        self.floor = floor_pct / 100.0 * abs(
-            float(self.mean_a[self.kernel].sum()))
+        self.floor_kind = floor_kind(a.res, b.res) if kind is None \
+            else kind
+        self.scale = abs(float(self.mean_a[self.kernel].sum())) / 100.0
+        self.floor = floor_points(a.res, metric, self.floor_kind) * \
+            self.scale
+        self.workload = schema.workload(a.res.meta)
+        self.function_floors = calibrate.function_floors(
+            self.workload, metric) if self.floor_kind else None
         self.total_diff = float(self.diff[self.kernel].sum())
         self.total = self._row("total", "total", self.kernel)
         self.user = self._row(pf.USER, "user", [pf.USER]) \
@@ -242,7 +255,8 @@ class Diff:
         d = self.d[cols].sum(axis=1).values
         med, lo, hi = stats.median_interval(d)
         lo, hi = float(lo), float(hi)
-        sig = stats.excludes_zero(lo, hi, self.floor)
+        floor, own = self.floor_of(name, kind)
+        sig = stats.excludes_zero(lo, hi, floor)
         sites = None if self.sites is None or kind == "user" else \
             float(self.sites.reindex(cols, fill_value=0.0).sum())
         row = {"name": name, "kind": kind, "functions": len(cols),
@@ -251,8 +265,19 @@ class Diff:
                "median": float(med), "lo": lo, "hi": hi,
                "significant": sig,
                "marker": stats.marker(stats.sign_test_p(d)) if sig
-               else "~", "sites": sites}
+               else "~", "sites": sites, "floor": floor,
+               "own_floor": own}
         return self._derived(row, row["b"] - row["a"])
+
+    def floor_of(self, name, kind):
+        """(floor per op, whether it is the function's own) of a row: a
+        function's (or user space's) own floor from the workload's table
+        when the study saw it, else the kernel total's."""
+        if kind in ("function", "user") and self.function_floors:
+            pts = self.function_floors.points(name, self.floor_kind)
+            if pts is not None:
+                return pts * self.scale, True
+        return self.floor, False
 
     def _derived(self, row, diff):
         """row with its diff, share of the total and sites' part."""
@@ -354,10 +379,10 @@ def only_label(res):
     return labels[0]
 
 
-def compare(spec_a, spec_b, metric="insns", floor_pct=None):
+def compare(spec_a, spec_b, metric="insns", kind=None):
     """Diff of B against A, each (Results, label or None: the dir's one
-    main label); A and B may be in one results dir or two. floor_pct:
-    see Diff."""
+    main label); A and B may be in one results dir or two. kind: see
+    Diff."""
     sides = []
     for res, label in (spec_a, spec_b):
         if not has_profiles(res):
@@ -371,20 +396,20 @@ def compare(spec_a, spec_b, metric="insns", floor_pct=None):
               for t in profiled(res, [
                   lab for lab in main_labels(res) if (res, lab) not in
                   ((a.res, a.label), (b.res, b.label))]))
-    return Diff(a, b, metric, others, floor_pct)
+    return Diff(a, b, metric, others, kind)
 
 
 def top_changes(dir_a, dir_b, n=10, metric="insns", label_a=None,
-                label_b=None, floor_pct=None):
+                label_b=None, kind=None):
     """The n functions that changed most from the tries of dir_a
     (label_a; None: its one main label) to those of dir_b: a list of
     plain dicts (Diff._row: name, a, b, diff, lo, hi, significant,
     share, sites, sites_part, rest), then "other", the kernel total and
     "[user]". For bench/bisect's step report (two step dirs, one label
-    each; floor_pct: its floor, else floor_points()'s); NoProfiles when
-    a dir has none."""
+    each; kind: the floor that judges them, see Diff); NoProfiles when a
+    dir has none."""
     d = compare((Results(dir_a), label_a), (Results(dir_b), label_b),
-                metric, floor_pct)
+                metric, kind)
     return d.rows(n)
 
 

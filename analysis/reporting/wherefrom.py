@@ -2,10 +2,13 @@
 (analysis/comparison/profile.py) for analysis/profile-diff, and REPORT.md's
 section "Where the difference comes from" (each kernel against the baseline,
 with plots/profile.svg)."""
+import os
+
 from analysis.reporting import fmt as F
 from analysis.comparison import profile
 from analysis.results.load import FormatError
 from analysis.reporting.fmt import head
+from lib import ROOT
 from lib.format import schema
 
 # Functions per comparison in REPORT.md and its figure
@@ -26,10 +29,11 @@ INTRO = (
     "kernel instructions per op in \"Branch counts\". Beside it, the "
     "headline's rule over the per-seed paired differences: their median "
     "with its distribution-free 95% interval, `~` when that holds 0 once "
-    "widened by the environment floor of the kernel's total (a harness "
-    "change alone may move that much anywhere in the kernel, so a "
-    "function's change smaller than it is not resolved however narrow "
-    "its interval). `sites`: the function holds static-key "
+    "widened by the environment floor (`floor`: how far a harness change "
+    "alone moved the function on the workload's environment study, "
+    "`analysis/function-floors/`; a function the study did not run, "
+    "`other` and the total take the kernel total's, marked `(total)`). "
+    "`sites`: the function holds static-key "
     "checks, executed that many times per op (counted in the jump-label "
     "kernel; a check executes at the same places in every kernel); their "
     "part is those executions x the difference in instructions per "
@@ -84,6 +88,14 @@ def sites_cells(r):
     return fig(r["sites"]), fig(r["sites_part"], True), fig(r["rest"], True)
 
 
+def floor_cell(r):
+    """A row's floor per op, '(total)' after it when it is the kernel
+    total's standing in for a function's own."""
+    mark = " (total)" if r["kind"] in ("function", "user") and \
+        not r["own_floor"] else ""
+    return fig(r["floor"]) + mark
+
+
 def share_cell(x):
     """A share of the total in %, '' when there is none."""
     if x is None:
@@ -99,15 +111,14 @@ def table(d, n, markdown=True):
         sites, part, rest = sites_cells(r)
         rows.append([name_cell(r, "`" if markdown else ""), fig(r["a"]),
                      fig(r["b"]), fig(r["diff"], True), median_cell(r),
-                     r["marker"],
-                     share_cell(r["share"]),
+                     floor_cell(r), r["marker"], share_cell(r["share"]),
                      sites, part, rest])
     a, b = ("`%s`" % profile.name(d.a), "`%s`" % profile.name(d.b)) \
         if markdown else ("A", "B")
     return F.table(["function", "%s/op" % a, "%s/op" % b,
-                    "diff/op", "paired median [95% interval]", "",
-                    "share", "sites: execs/op", "sites' part", "rest"],
-                   rows, "lrrrrcrrrr")
+                    "diff/op", "paired median [95% interval]", "floor",
+                    "", "share", "sites: execs/op", "sites' part", "rest"],
+                   rows, "lrrrrrcrrrr")
 
 
 def what(metric):
@@ -156,14 +167,26 @@ def pairing(d):
                                "perturb_seed" else "round")
 
 
+def floors_line(d):
+    """Which environment floors judge a Diff, in words."""
+    if d.floor_kind is None:
+        return "no environment floor (two results dirs of one " \
+            "environment)"
+    own = "each function's own from %s, else " % os.path.relpath(
+        d.function_floors.source, ROOT) if d.function_floors else \
+        "no function floors for %s (analysis/calibrate --functions): " \
+        "every function takes " % d.workload
+    return "%s floors: %sthe kernel total's, %s per op" % (
+        d.floor_kind, own, fig(d.floor))
+
+
 def text(d, n):
     """analysis/profile-diff's output: who, the table, sites, notes."""
     out = ["%s: %s (%s, %d profiled tries)" % (
         tag, profile.name(t), t.res.path, len(t.runs))
         for tag, t in (("A", d.a), ("B", d.b))]
-    out += ["%s per tbench operation, B - A; %s%s" % (
-        what(d.metric), pairing(d), ", environment floor %s per op" %
-        fig(d.floor) if d.floor else ""), "",
+    out += ["%s per %s operation, B - A; %s; %s" % (
+        what(d.metric), d.workload, pairing(d), floors_line(d)), "",
         table(d, n, markdown=False), "", sites_line(d)]
     out += ["note: " + x for x in d.notes()]
     return "\n".join(out) + "\n"

@@ -49,6 +49,17 @@ FILE = os.path.join(ROOT, "analysis", "calibration.json")
 FLOORS_FILE = os.path.join(ROOT, "analysis", "floors.json")
 
 
+# The environment floor of each kernel function, a table per workload
+# (analysis/comparison/funcfloor.py measures them, analysis/calibrate
+# --functions --write stores them); $JLBENCH_FUNCTION_FLOORS names another
+# directory. They hold instructions per op: an environment study's
+# profiles count no other metric (that needs a --model run).
+FUNCTION_FLOORS_DIR = os.path.join(ROOT, "analysis", "function-floors")
+FUNCTION_METRIC = "insns"
+KINDS = ("level", "difference")
+FUNCTION_COLUMNS = ("function",) + tuple("%s_pts" % k for k in KINDS)
+
+
 def path():
     """Where the calibration is read from and written to."""
     return os.environ.get("JLBENCH_CALIBRATION") or FILE
@@ -274,6 +285,63 @@ def write_floors(workload, env_root, envs, floors, dest=None):
         f.write("\n")
     os.replace(dest + ".tmp", dest)
     return dest
+
+
+def function_floors_path(workload):
+    """Where workload's function floors are read from and written to."""
+    return os.path.join(os.environ.get("JLBENCH_FUNCTION_FLOORS")
+                        or FUNCTION_FLOORS_DIR, "%s.tsv" % workload)
+
+
+def write_function_floors(workload, env_root, table, total, baseline,
+                          dest=None):
+    """Store a workload's function floors (a DataFrame: a row per
+    function, columns KINDS in points of baseline's kernel total, which
+    is total per op), measured on the study env_root; returns the path."""
+    dest = dest or function_floors_path(workload)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    lines = ["# %s: the environment floor of each kernel function's %s "
+             "per op, in points of %s's kernel total (%.1f per op): "
+             "analysis/calibrate --functions --env %s --write"
+             % (workload, FUNCTION_METRIC, baseline, total, _rel(env_root)),
+             "\t".join(FUNCTION_COLUMNS)]
+    for name, row in table.sort_index().iterrows():
+        lines.append("\t".join([name] + ["%.4g" % row[k] for k in KINDS]))
+    with open(dest + ".tmp", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(dest + ".tmp", dest)
+    return dest
+
+
+class FunctionFloors:
+    """A workload's stored function floors: source (the file) and
+    points(name, kind), a function's floor in points of the kernel
+    total, None for one the study did not see."""
+
+    def __init__(self, src):
+        self.source = src
+        with open(src) as f:
+            lines = [ln.rstrip("\n") for ln in f if not ln.startswith("#")]
+        if not lines or tuple(lines[0].split("\t")) != FUNCTION_COLUMNS:
+            raise FormatError("%s: not a table of function floors (its "
+                              "header is not %s)" % (
+                                  src, " ".join(FUNCTION_COLUMNS)))
+        self.floors = {}
+        for ln in lines[1:]:
+            name, *values = ln.split("\t")
+            self.floors[name] = dict(zip(KINDS, map(float, values)))
+
+    def points(self, name, kind):
+        return self.floors.get(name, {}).get(kind)
+
+
+def function_floors(workload, metric=FUNCTION_METRIC):
+    """The FunctionFloors of workload's metric, or None when none were
+    measured."""
+    src = function_floors_path(workload)
+    if metric != FUNCTION_METRIC or not os.path.isfile(src):
+        return None
+    return FunctionFloors(src)
 
 
 def floor(cal, metric, kind):

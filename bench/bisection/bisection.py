@@ -281,8 +281,7 @@ class Bisection:
             raise Stop("%s: no ok run has %s" % (resdir, o["metric"]))
         if i > 0 and self.done.get(0, {}).get("results"):
             entry["top_functions"] = top_functions(
-                os.path.join(self.out, self.done[0]["results"]), resdir,
-                o["floor_pct"])
+                os.path.join(self.out, self.done[0]["results"]), resdir)
             say_top(name, entry["top_functions"])
         return entry
 
@@ -337,14 +336,13 @@ class Bisection:
         return end
 
 
-def top_functions(good_dir, step_dir, floor_pct, n=TOP_FUNCTIONS):
+def top_functions(good_dir, step_dir, n=TOP_FUNCTIONS):
     """The n functions whose kernel instructions per operation changed
     most from the good end's tries to the step's, each [name, change per
     op, interval low, high (None: too few seeds for one), share of the
     total change]; [] when a dir has no profiles."""
     try:
-        rows = fprofile.top_changes(good_dir, step_dir, n,
-                                    floor_pct=floor_pct)
+        rows = fprofile.top_changes(good_dir, step_dir, n)
     except fprofile.NoProfiles:
         return []
 
