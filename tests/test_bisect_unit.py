@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import math
+import os
 import random
 import runpy
 import subprocess
@@ -19,6 +20,8 @@ from conftest import ROOT, run
 sys.path.insert(0, str(ROOT))
 from bench.bisection import bisection  # noqa: E402
 from bench.bisection.bisection import Stop  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
+import synth  # noqa: E402
 
 BISECT = str(ROOT / "bench" / "bisect")
 SEEDS = (11, 12, 13, 14, 15, 16)
@@ -628,3 +631,64 @@ def test_a_bisection_of_another_workload_logs_it_and_takes_its_floor(
     monkeypatch.setenv("JLBENCH_FLOORS", str(floors))
     assert bisection.floor_pct(bisection.DEFAULT_METRIC, "fault") == 0.7
     assert bisection.floor_pct(bisection.DEFAULT_METRIC, "sock") == 0.0
+
+
+# -- a step's commands, resumed at the run ----------------------------------
+
+class Scripted(bisection.Bisection):
+    """A bisection whose commands are stand-ins: the build writes a
+    builds.tsv, the image its path, and bench/run points results.path at
+    a results dir of synth's (its own --results-root's, or --resume's),
+    recording every bench/run command."""
+
+    def __init__(self, *a, **kw):
+        self.bench_runs = []
+        super().__init__(*a, **kw)
+
+    def run(self, cmd):
+        args = dict(zip(cmd[1:], cmd[2:]))
+        tool = os.path.basename(cmd[0])
+        if tool == "build" and "kernel-variants" in cmd[0]:
+            d = os.path.join(os.path.dirname(args["--out"]), "kernel")
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "build.json"), "w") as f:
+                json.dump({"hash": "h"}, f)
+            with open(args["--out"], "w") as f:
+                f.write("v\t%s\n" % d)
+        elif tool == "build":
+            with open(args["--out"], "w") as f:
+                f.write("/images/x.cpio.gz\n")
+        else:
+            self.bench_runs.append(cmd)
+            res = args.get("--resume") or synth.make_results(
+                args["--results-root"], {"jump-label": [1.0] * 6},
+                per_op={"jump-label": {"kernel_insns": 100}})
+            with open(args["--out"], "w") as f:
+                f.write(res + "\n")
+        return 0, ""
+
+
+def test_an_interrupted_step_finishes_its_runs_instead_of_redoing_them(
+        tmp_path):
+    """Ctrl-C during a step's runs leaves a results dir with part of its
+    plan under the step's dir; the same bisection again resumes that dir
+    (bench/run --resume), as bench/run's own --resume would, where it
+    used to start all the step's runs anew in a new dir."""
+    src = bisection.Series(str(quilt(tmp_path, 2)), "jump-label")
+    out = tmp_path / "bisect"
+    b = Scripted(str(out), src, dict(OPTS))
+    name = b.cands[1][0]
+    root = out / ("step-%s" % name) / "results"
+    partial = synth.make_results(str(root), {"jump-label": [1.0] * 6},
+                                 per_op={"jump-label": {"kernel_insns": 90}})
+    e = b.measure(1)
+    (cmd,) = b.bench_runs
+    assert cmd[cmd.index("--resume") + 1] == partial
+    assert "--results-root" not in cmd and "--boots" not in cmd
+    assert e["results"] == os.path.relpath(partial, str(out))
+    # a step with nothing left behind starts its own results dir there
+    e = b.measure(0)
+    cmd = b.bench_runs[-1]
+    assert "--resume" not in cmd and cmd[cmd.index("--results-root") + 1] \
+        == str(out / ("step-%s" % b.cands[0][0]) / "results")
+    assert e["results"].startswith("step-%s/results/" % b.cands[0][0])

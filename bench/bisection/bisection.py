@@ -16,9 +16,11 @@ results dir, the per-seed figures and the functions whose kernel
 instructions per operation changed most against the good end (the tries'
 per-function profiles, analysis/comparison/profile.py), and each decision
 another (the change against the good end, good or bad). A later invocation
-with the same DIR resumes (steps in the log are not built or run again),
-and --replay DIR decides again from the logged figures alone and checks
-that the answer is the logged one.
+with the same DIR resumes (steps in the log are not built or run again;
+the step that was interrupted finishes the runs of its results dir, as
+bench/run --resume does, instead of starting them anew), and --replay
+DIR decides again from the logged figures alone and checks that the
+answer is the logged one.
 """
 import json
 import math
@@ -259,16 +261,23 @@ class Bisection:
         with open(image) as f:
             image = f.read().strip()
         res_path = os.path.join(step_dir, "results.path")
+        root = os.path.join(step_dir, "results")
         cmd = [os.path.join(ROOT, "bench", "run"), "--builds", tsv,
-               "--initramfs", image, "--accel", "icount", "--no-aa",
-               "--boots", str(o["seeds"]), "--seed", str(o["seed"]),
-               "--clients", str(o["clients"]), "--quiet",
-               "--results-root", os.path.join(self.out, "results"),
-               "--out", res_path]
-        if o["seconds"]:
-            cmd += ["--seconds", str(o["seconds"])]
-        if "workload" in o:
-            cmd += ["--workload", o["workload"], "--loops", str(o["loops"])]
+               "--initramfs", image, "--quiet", "--out", res_path]
+        partial = interrupted(root)
+        if partial:
+            log("%s: finishing the runs of its interrupted results dir %s"
+                % (name, os.path.relpath(partial, self.out)))
+            cmd += ["--resume", partial]
+        else:
+            cmd += ["--accel", "icount", "--no-aa", "--boots",
+                    str(o["seeds"]), "--seed", str(o["seed"]), "--clients",
+                    str(o["clients"]), "--results-root", root]
+            if o["seconds"]:
+                cmd += ["--seconds", str(o["seconds"])]
+            if "workload" in o:
+                cmd += ["--workload", o["workload"], "--loops",
+                        str(o["loops"])]
         rc, _ = self.run(cmd)
         if rc != 0 or not os.path.isfile(res_path):
             raise Stop("bench/run failed for %s (exit %d): see above" % (
@@ -334,6 +343,17 @@ class Bisection:
         end.update(event="end", seconds=round(time.time() - self.t0, 1))
         self.write(end)
         return end
+
+
+def interrupted(root):
+    """The results dir a step's bench/run left under root when it was
+    stopped (a step in the log is never measured again, so any dir there
+    is an unfinished one), or None: the newest, by name (start time)."""
+    if not os.path.isdir(root):
+        return None
+    dirs = sorted(d for d in os.listdir(root)
+                  if os.path.isfile(os.path.join(root, d, "meta.json")))
+    return os.path.join(root, dirs[-1]) if dirs else None
 
 
 def top_functions(good_dir, step_dir, n=TOP_FUNCTIONS):
