@@ -32,7 +32,6 @@ import argparse
 import sys
 
 from bench.bisection import bisection
-from lib import variants, workloads
 
 
 def parse(argv):
@@ -51,51 +50,16 @@ def parse(argv):
                     "end (default 0); git: the good revision")
     ap.add_argument("--bad", help="series: patches at the bad end "
                     "(default: all); git: the bad revision")
-    ap.add_argument("--on", default=variants.DEFAULT_ON, metavar="VARIANT",
-                    help="the built-in variant under the patches "
-                    "(default: %(default)s)")
     ap.add_argument("--out", metavar="DIR",
                     help="the bisection's dir: its log, builds lists and "
                     "results dirs")
-    ap.add_argument("--metric", default=bisection.DEFAULT_METRIC,
-                    help="the figure (default: %(default)s; ops_per_s, "
-                    "a runs.csv figure, or COUNTER_per_op)")
-    ap.add_argument("--config", default="full",
-                    choices=("full", "smoke", "distro"),
-                    help="kernel base config (default: full)")
-    ap.add_argument("--seeds", type=int, default=bisection.DEFAULT_SEEDS,
-                    help="runs per candidate (default: %(default)s, the "
-                    "fewest the median rule decides with)")
-    ap.add_argument("--seed", type=int, default=1,
-                    help="bench/run's seed: the perturbation seeds "
-                    "(default: 1)")
-    ap.add_argument("--seconds", type=int, default=0,
-                    help="tbench seconds per run (default: bench/run's)")
-    ap.add_argument("--clients", type=int, default=20,
-                    help="tbench clients (default: 20)")
-    ap.add_argument("--workload", default=workloads.DEFAULT,
-                    choices=workloads.SUITE, metavar="NAME",
-                    help="what the guest runs (lib/workloads.py; default: "
-                    "%s): a change on another workload's path (%s)"
-                    % (workloads.DEFAULT, ", ".join(workloads.SUITE[1:])))
-    ap.add_argument("--loops", type=int, metavar="N",
-                    help="--workload other than tbench: its fixed work per "
-                    "run (default: its record's n)")
+    bisection.add_step_options(ap)
     args = ap.parse_args(argv)
     if args.replay:
         return args
     if not args.out:
         ap.error("--out DIR is needed")
-    if args.seeds < 6:
-        ap.error("--seeds %d: the median rule needs at least 6 pairs"
-                 % args.seeds)
-    fixed_work = args.workload != workloads.DEFAULT
-    if fixed_work and (args.seconds or args.clients != 20):
-        ap.error("--workload %s does a fixed amount of work: drop "
-                 "--seconds/--clients" % args.workload)
-    if args.loops is not None and (not fixed_work or args.loops < 1):
-        ap.error("--loops N (N >= 1) sets the work of a --workload other "
-                 "than tbench")
+    bisection.check_step_options(ap, args)
     if args.git and (not args.good or not args.bad):
         ap.error("--git needs --good REV and --bad REV")
     if args.series:
@@ -145,21 +109,7 @@ def main(argv):
         else:
             source = bisection.GitRange(args.git, args.good, args.bad,
                                         args.on)
-        floor = bisection.floor_pct(args.metric, args.workload)
-        if not floor:
-            bisection.log("warning: no calibrated floor for %s on %s "
-                          "(analysis/calibration.json, analysis/floors."
-                          "json): every change the median rule resolves "
-                          "counts" % (args.metric, args.workload))
-        opts = {"metric": args.metric, "seeds": args.seeds,
-                "seed": args.seed, "config": args.config,
-                "seconds": args.seconds, "clients": args.clients,
-                "floor_pct": floor}
-        if args.workload != workloads.DEFAULT:
-            # absent for tbench, as in logs from before the option
-            opts["workload"] = args.workload
-            opts["loops"] = args.loops or \
-                workloads.WORKLOAD[args.workload].n
+        opts = bisection.step_options(args)
         end = bisection.Bisection(args.out, source, opts).bisect()
     except bisection.Stop as e:
         print("bisect: %s" % e, file=sys.stderr)

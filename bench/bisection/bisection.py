@@ -32,7 +32,7 @@ import time
 from analysis.stats import calibrate, stats
 from analysis.comparison import profile as fprofile
 from analysis.results.load import Results, per_run
-from lib import workloads
+from lib import variants, workloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -195,6 +195,8 @@ def max_steps(n):
 
 class Bisection:
     """One bisection in a dir: the log, the steps, the answer."""
+    LOG = LOG
+    WHAT = "bisection"
 
     def __init__(self, out, source, opts):
         self.out, self.source, self.opts = os.path.abspath(out), source, opts
@@ -202,30 +204,35 @@ class Bisection:
         self.done = {}
         self.t0 = time.time()
         self.tested = 0
-        self.path = os.path.join(self.out, LOG)
+        self.path = os.path.join(self.out, self.LOG)
         os.makedirs(self.out, exist_ok=True)
-        header = {"event": "start", "source": source.describe(),
-                  "metric": opts["metric"], "seeds": opts["seeds"],
-                  "seed": opts["seed"], "config": opts["config"],
-                  "seconds": opts["seconds"], "clients": opts["clients"],
-                  "floor_pct": opts["floor_pct"],
-                  **({k: opts[k] for k in ("workload", "loops")
-                      if k in opts}),
-                  "candidates": [{"name": c[0], "revision": c[2]}
-                                 for c in self.cands]}
+        header = self.header()
         old = read_log(self.path)
         if old:
             keep = {k: v for k, v in old[0].items() if k != "event"}
             want = {k: v for k, v in header.items() if k != "event"}
             if keep != want:
-                raise Stop("%s is a bisection with other settings: give "
-                           "another --out, or the same options" % self.path)
+                raise Stop("%s is a %s with other settings: give another "
+                           "--out, or the same options" % (self.path,
+                                                           self.WHAT))
             for e in old:
                 if e["event"] == "step":
                     self.done[e["i"]] = e
             log("resuming %s: %d steps logged" % (self.path, len(self.done)))
         else:
             self.write(header)
+
+    def header(self):
+        """The log's first entry: the range and the options."""
+        o = self.opts
+        return {"event": "start", "source": self.source.describe(),
+                "metric": o["metric"], "seeds": o["seeds"],
+                "seed": o["seed"], "config": o["config"],
+                "seconds": o["seconds"], "clients": o["clients"],
+                "floor_pct": o["floor_pct"],
+                **({k: o[k] for k in ("workload", "loops") if k in o}),
+                "candidates": [{"name": c[0], "revision": c[2]}
+                               for c in self.cands]}
 
     def write(self, entry):
         with open(self.path, "a") as f:
@@ -302,12 +309,11 @@ class Bisection:
             name, _, rev = self.cands[i]
             eta = ""
             if self.tested:
-                left = max_steps(len(self.cands)) - len(self.done)
+                left = self.planned() - len(self.done)
                 eta = ", ETA %ds" % (max(left, 1) * (t - self.t0)
                                      / self.tested)
             log("step %d of at most %d: %s (%s)%s" % (
-                len(self.done) + 1, max_steps(len(self.cands)), name, rev,
-                eta))
+                len(self.done) + 1, self.planned(), name, rev, eta))
             entry = self.measure(i)
             if entry.get("decision") == "skip" and i in (
                     0, len(self.cands) - 1):
@@ -323,6 +329,10 @@ class Bisection:
         if entry.get("decision") == "skip":
             return None
         return seed_values(entry)
+
+    def planned(self):
+        """The steps a clean run of it takes at most (for the ETA)."""
+        return max_steps(len(self.cands))
 
     def seen(self, i, decision, comp):
         """Log candidate i's decision and say it."""
@@ -469,3 +479,67 @@ def floor_pct(metric, workload=workloads.DEFAULT):
     workload (calibrate.for_workload), 0 where none was measured."""
     return calibrate.floor(calibrate.for_workload(workload), metric,
                            "difference") or 0.0
+
+
+def add_step_options(ap):
+    """The options of how each step is built and run (bench/bisect's and
+    bench/scan's)."""
+    ap.add_argument("--on", default=variants.DEFAULT_ON, metavar="VARIANT",
+                    help="the built-in variant under the patches "
+                    "(default: %(default)s)")
+    ap.add_argument("--metric", default=DEFAULT_METRIC,
+                    help="the figure (default: %(default)s; ops_per_s, "
+                    "a runs.csv figure, or COUNTER_per_op)")
+    ap.add_argument("--config", default="full",
+                    choices=("full", "smoke", "distro"),
+                    help="kernel base config (default: full)")
+    ap.add_argument("--seeds", type=int, default=DEFAULT_SEEDS,
+                    help="runs per candidate (default: %(default)s, the "
+                    "fewest the median rule decides with)")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="bench/run's seed: the perturbation seeds "
+                    "(default: 1)")
+    ap.add_argument("--seconds", type=int, default=0,
+                    help="tbench seconds per run (default: bench/run's)")
+    ap.add_argument("--clients", type=int, default=20,
+                    help="tbench clients (default: 20)")
+    ap.add_argument("--workload", default=workloads.DEFAULT,
+                    choices=workloads.SUITE, metavar="NAME",
+                    help="what the guest runs (lib/workloads.py; default: "
+                    "%s): a change on another workload's path (%s)"
+                    % (workloads.DEFAULT, ", ".join(workloads.SUITE[1:])))
+    ap.add_argument("--loops", type=int, metavar="N",
+                    help="--workload other than tbench: its fixed work per "
+                    "run (default: its record's n)")
+
+
+def check_step_options(ap, args):
+    """ap.error() on step options that do not go together."""
+    if args.seeds < 6:
+        ap.error("--seeds %d: the median rule needs at least 6 pairs"
+                 % args.seeds)
+    fixed_work = args.workload != workloads.DEFAULT
+    if fixed_work and (args.seconds or args.clients != 20):
+        ap.error("--workload %s does a fixed amount of work: drop "
+                 "--seconds/--clients" % args.workload)
+    if args.loops is not None and (not fixed_work or args.loops < 1):
+        ap.error("--loops N (N >= 1) sets the work of a --workload other "
+                 "than tbench")
+
+
+def step_options(args):
+    """The opts of a Bisection (or Scan) from the step options, with the
+    metric's calibrated floor (a warning when there is none)."""
+    floor = floor_pct(args.metric, args.workload)
+    if not floor:
+        log("warning: no calibrated floor for %s on %s (analysis/"
+            "calibration.json, analysis/floors.json): every change the "
+            "median rule resolves counts" % (args.metric, args.workload))
+    opts = {"metric": args.metric, "seeds": args.seeds, "seed": args.seed,
+            "config": args.config, "seconds": args.seconds,
+            "clients": args.clients, "floor_pct": floor}
+    if args.workload != workloads.DEFAULT:
+        # absent for tbench, as in logs from before the option
+        opts["workload"] = args.workload
+        opts["loops"] = args.loops or workloads.WORKLOAD[args.workload].n
+    return opts

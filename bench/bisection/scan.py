@@ -1,0 +1,182 @@
+"""bench/scan: every change along a git range, each bisected to its commit
+and reported as a regression robot reports one.
+
+A scan measures sampled commits of good..bad (first parents; both ends
+always, and every N-th or K spread evenly between) as bench/bisect
+measures a candidate: built, given its initramfs, run under icount on the
+same perturbation seeds. Each pair of neighbouring sampled commits whose
+figures differ beyond the metric's floor (bench/bisect's rule: the median
+interval, widened by the calibrated floor, excludes 0) is bisected with
+bench/bisect's search, from its older end; once a first changed commit is
+found, the rest of the interval is searched again from that commit, so
+that several changes in one interval are each found unless they cancel.
+No commit is built or run twice: every step, sampled or bisected, is a
+line of DIR/scan.log, which the same command resumes from and --replay
+decides again from alone.
+
+The blind spot of sampling: two changes of opposite sign inside one
+sampled interval can cancel at its ends, and neither is then looked for.
+--every 1 measures every commit (a full pass) and has none.
+"""
+import math
+import os
+
+from bench.bisection import bisection
+from bench.bisection.bisection import (Bisection, Stop, decide, decider,
+                                       figures, read_log, search,
+                                       seed_values)
+
+LOG = "scan.log"
+HEADLINE = "ops_per_s"
+BLIND_SPOT = ("sampling's blind spot: two changes of opposite sign inside "
+              "one sampled interval can cancel at its ends and are then "
+              "not looked for (--every 1 measures every commit)")
+
+
+def sample(n, every=None, points=None):
+    """The candidates of 0..n-1 a scan measures first: every every-th
+    from the good end, or points spread evenly; both ends always."""
+    if every:
+        picked = set(range(0, n, every))
+    else:
+        k = max(2, min(points, n))
+        picked = {round(j * (n - 1) / (k - 1)) for j in range(k)}
+    return sorted(picked | {0, n - 1})
+
+
+class Scan(Bisection):
+    """One scan in a dir: its log, its steps, its findings."""
+    LOG = LOG
+    WHAT = "scan"
+
+    def __init__(self, out, source, opts):
+        self.sampled = sample(len(source.candidates()), opts.get("every"),
+                              opts.get("points"))
+        super().__init__(out, source, opts)
+
+    def header(self):
+        h = super().header()
+        h.update(kind="scan", sampled=self.sampled)
+        return h
+
+    def planned(self):
+        """The sampled commits and a bisection of every interval between
+        them, one change each (for the ETA)."""
+        gaps = [b - a for a, b in zip(self.sampled, self.sampled[1:])]
+        return len(self.sampled) + sum(math.ceil(math.log2(g))
+                                       for g in gaps if g > 1)
+
+    def compared(self, against):
+        """seen() of a search whose good end is candidate against."""
+        def seen(j, decision, comp):
+            i = against + j
+            self.write({"event": "decision", "i": i, "against": against,
+                        "decision": decision, "vs": comp})
+            bisection.log("%s: %s %+.3f%% [%+.3f, %+.3f] against %s: %s" % (
+                self.cands[i][2], self.opts["metric"], comp["pct_change"],
+                comp["pct_ci_lo"], comp["pct_ci_hi"],
+                self.cands[against][2], "changed" if decision == "bad"
+                else "no change"))
+        return seen
+
+    def scan(self):
+        """Measure the sampled commits, bisect every change between
+        them; the end entry (also logged)."""
+        for i in self.sampled:
+            self.test(i)
+        found = changes(self.sampled, self.test, self.opts["floor_pct"],
+                        self.compared)
+        end = self.summary(found)
+        self.write(end)
+        return end
+
+    def summary(self, found):
+        return summary(self.cands, self.sampled, found, self.done,
+                       self.out, self.opts)
+
+
+def changes(sampled, test, floor, seen_against=None):
+    """[first changed candidate, or (lo, hi) where untestable commits
+    hide it] of every change between the sampled candidates, in order.
+    test(i): a candidate's figures (None: untestable); seen_against(lo):
+    the seen() of a search from lo, or None."""
+    testable = [i for i in sampled if test(i) is not None]
+    out = []
+    for a, b in zip(testable, testable[1:]):
+        lo = a
+        while lo < b:
+            n = b - lo + 1
+            first, _ = search(n, lambda j, lo=lo: test(lo + j), decider(
+                n, test(lo), floor, seen_against(lo) if seen_against
+                else None))
+            if first is None:
+                break
+            if isinstance(first, tuple):
+                out.append((lo + first[0], lo + first[1]))
+                break
+            out.append(lo + first)
+            lo += first
+    return out
+
+
+def finding(cands, i, done, out, metric):
+    """What a robot's report says of first changed candidate i: the
+    commit, its change in metric and in the headline against its parent
+    (intervals), the functions that changed most and the results dirs."""
+    e, parent = done[i], done.get(i - 1)
+    f = {"i": i, "commit": cands[i][2], "variant": e["variant"],
+         "results": e.get("results"),
+         "parent": cands[i - 1][2] if i else None}
+    if not parent or not parent.get("values"):
+        f["note"] = "its parent was not measured (untestable)"
+        return f
+    f["parent_results"] = parent.get("results")
+    _, f["vs_parent"] = decide(seed_values(e), seed_values(parent), 0, 0.0)
+    dirs = [os.path.join(out, x.get("results") or "") for x in (parent, e)]
+    if all(x.get("results") for x in (parent, e)) and \
+            all(os.path.isdir(d) for d in dirs):
+        a, b = dirs
+        if metric != HEADLINE:
+            _, f["headline"] = decide(figures(b, HEADLINE),
+                                      figures(a, HEADLINE), 0, 0.0)
+        f["top_functions"] = bisection.top_functions(a, b)
+    return f
+
+
+def summary(cands, sampled, found, done, out, opts):
+    """The end entry of a scan: its findings and what it cost."""
+    findings = []
+    for x in found:
+        if isinstance(x, tuple):
+            findings.append({"range": list(x), "commit": "%s..%s" % (
+                cands[x[0]][2], cands[x[1]][2]),
+                "note": "the commits between were untestable"})
+        else:
+            findings.append(finding(cands, x, done, out, opts["metric"]))
+    return {"event": "end", "commits": len(cands), "sampled": sampled,
+            "measured": len(done), "findings": findings,
+            "seconds": round(sum(e.get("seconds", 0.0)
+                                 for e in done.values()), 1),
+            "blind_spot": BLIND_SPOT if len(sampled) < len(cands) else None}
+
+
+def replay(out):
+    """Decide again from a scan.log's figures alone; (end, logged end)."""
+    entries = read_log(os.path.join(out, LOG))
+    if not entries or entries[0].get("kind") != "scan":
+        raise Stop("%s has no scan.log to replay" % out)
+    head = entries[0]
+    done = {e["i"]: e for e in entries if e["event"] == "step"}
+    logged = next((e for e in reversed(entries) if e["event"] == "end"),
+                  None)
+    cands = [(c["name"], None, c["revision"]) for c in head["candidates"]]
+
+    def test(i):
+        if i not in done:
+            raise Stop("the log has no step for %s: resume the scan (the "
+                       "same command) instead" % cands[i][0])
+        e = done[i]
+        return None if e.get("decision") == "skip" else seed_values(e)
+
+    found = changes(head["sampled"], test, head["floor_pct"])
+    return summary(cands, head["sampled"], found, done, out, head), logged
