@@ -37,7 +37,7 @@ os.environ.setdefault("JLBENCH_FUNCTION_FLOORS", str(
 # run beside it instead of waiting for it. Other integration modules
 # follow, then the unit tests (which tests/run's default runs in a pytest
 # of their own, beside all of these).
-FIRST = ("test_bisect", "test_profile", "test_reproduce",
+FIRST = ("test_scan", "test_bisect", "test_profile", "test_reproduce",
          "test_bench_slurm_boot", "test_bench_parallel_boot",
          "test_source_boot", "test_guest_image_boot",
          "test_bench_integration", "test_module_boot",

@@ -114,6 +114,9 @@ def main(argv):
     except bisection.Stop as e:
         print("bisect: %s" % e, file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("bisect: %s" % bisection.INTERRUPTED, file=sys.stderr)
+        return 130
     say(end)
     return 0
 

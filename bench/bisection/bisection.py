@@ -25,6 +25,7 @@ answer is the logged one.
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -44,6 +45,10 @@ TOP_FUNCTIONS = 5
 
 class Stop(Exception):
     """The bisection cannot go on (said why)."""
+
+
+INTERRUPTED = ("interrupted: the same command resumes (steps in the log "
+               "are kept, and the step interrupted finishes its runs)")
 
 
 def log(msg):
@@ -239,9 +244,21 @@ class Bisection:
             f.write(json.dumps(entry, sort_keys=True) + "\n")
 
     def run(self, cmd):
-        p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                           check=False)
-        return p.returncode, p.stdout
+        p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
+                             text=True)
+        try:
+            out, _ = p.communicate()
+        except KeyboardInterrupt:
+            # Ctrl-C reached the command too: let it stop as it does
+            # (bench/run keeps its finished runs), and tell it when only
+            # this process was interrupted
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.send_signal(signal.SIGINT)
+                p.wait()
+            raise
+        return p.returncode, out
 
     def measure(self, i):
         """Build, image and run candidate i; its step entry."""

@@ -140,6 +140,9 @@ def main(argv):
     except bisection.Stop as e:
         print("scan: %s" % e, file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("scan: %s" % bisection.INTERRUPTED, file=sys.stderr)
+        return 130
     report = text(end, opts["metric"], opts.get(
         "workload", bisection.workloads.DEFAULT))
     with open(os.path.join(args.out, "report.md"), "w") as f:
