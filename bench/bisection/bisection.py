@@ -464,24 +464,30 @@ def read_log(path):
         return [json.loads(ln) for ln in f if ln.strip()]
 
 
-def replay(out):
-    """Decide again from a bisect.log's figures; (end entry, logged end)."""
-    entries = read_log(os.path.join(out, LOG))
+def from_log(out, name, what):
+    """(head, steps by index, logged end or None, candidates, test) of
+    the log out/name for a replay: test(i) gives a step's figures from
+    the log alone (None: untestable), Stop when it has none."""
+    entries = read_log(os.path.join(out, name))
     if not entries or entries[0]["event"] != "start":
-        raise Stop("%s has no bisect.log to replay" % out)
-    head = entries[0]
+        raise Stop("%s has no %s to replay" % (out, name))
     done = {e["i"]: e for e in entries if e["event"] == "step"}
-    logged_end = next((e for e in reversed(entries) if e["event"] == "end"),
-                      None)
-    cands = [(c["name"], None, c["revision"]) for c in head["candidates"]]
+    end = next((e for e in reversed(entries) if e["event"] == "end"), None)
+    cands = [(c["name"], None, c["revision"])
+             for c in entries[0]["candidates"]]
 
     def test(i):
         if i not in done:
-            raise Stop("the log has no step for %s: resume the bisection "
-                       "(the same command) instead" % cands[i][0])
+            raise Stop("the log has no step for %s: resume the %s (the "
+                       "same command) instead" % (cands[i][0], what))
         e = done[i]
         return None if e.get("decision") == "skip" else seed_values(e)
+    return entries[0], done, end, cands, test
 
+
+def replay(out):
+    """Decide again from a bisect.log's figures; (end entry, logged end)."""
+    head, done, logged_end, cands, test = from_log(out, LOG, "bisection")
     good = test(0)
     first, skipped = search(len(cands), test,
                             decider(len(cands), good, head["floor_pct"]))

@@ -22,9 +22,8 @@ import math
 import os
 
 from bench.bisection import bisection
-from bench.bisection.bisection import (Bisection, Stop, decide, decider,
-                                       figures, read_log, search,
-                                       seed_values)
+from bench.bisection.bisection import (Bisection, decide, decider,
+                                       figures, search, seed_values)
 
 LOG = "scan.log"
 HEADLINE = "ops_per_s"
@@ -86,13 +85,10 @@ class Scan(Bisection):
             self.test(i)
         found = changes(self.sampled, self.test, self.opts["floor_pct"],
                         self.compared)
-        end = self.summary(found)
+        end = summary(self.cands, self.sampled, found, self.done, self.out,
+                      self.opts)
         self.write(end)
         return end
-
-    def summary(self, found):
-        return summary(self.cands, self.sampled, found, self.done,
-                       self.out, self.opts)
 
 
 def changes(sampled, test, floor, seen_against=None):
@@ -162,21 +158,6 @@ def summary(cands, sampled, found, done, out, opts):
 
 def replay(out):
     """Decide again from a scan.log's figures alone; (end, logged end)."""
-    entries = read_log(os.path.join(out, LOG))
-    if not entries or entries[0].get("kind") != "scan":
-        raise Stop("%s has no scan.log to replay" % out)
-    head = entries[0]
-    done = {e["i"]: e for e in entries if e["event"] == "step"}
-    logged = next((e for e in reversed(entries) if e["event"] == "end"),
-                  None)
-    cands = [(c["name"], None, c["revision"]) for c in head["candidates"]]
-
-    def test(i):
-        if i not in done:
-            raise Stop("the log has no step for %s: resume the scan (the "
-                       "same command) instead" % cands[i][0])
-        e = done[i]
-        return None if e.get("decision") == "skip" else seed_values(e)
-
+    head, done, logged, cands, test = bisection.from_log(out, LOG, "scan")
     found = changes(head["sampled"], test, head["floor_pct"])
     return summary(cands, head["sampled"], found, done, out, head), logged
