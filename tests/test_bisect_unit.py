@@ -642,7 +642,7 @@ class Scripted(bisection.Bisection):
     recording every bench/run command."""
 
     def __init__(self, *a, **kw):
-        self.bench_runs = []
+        self.bench_runs, self.bench_rc = [], 0
         super().__init__(*a, **kw)
 
     def run(self, cmd):
@@ -660,6 +660,8 @@ class Scripted(bisection.Bisection):
                 f.write("/images/x.cpio.gz\n")
         else:
             self.bench_runs.append(cmd)
+            if self.bench_rc:
+                return self.bench_rc, ""
             res = args.get("--resume") or synth.make_results(
                 args["--results-root"], {"jump-label": [1.0] * 6},
                 per_op={"jump-label": {"kernel_insns": 100}})
@@ -692,3 +694,7 @@ def test_an_interrupted_step_finishes_its_runs_instead_of_redoing_them(
     assert "--resume" not in cmd and cmd[cmd.index("--results-root") + 1] \
         == str(out / ("step-%s" % b.cands[0][0]) / "results")
     assert e["results"].startswith("step-%s/results/" % b.cands[0][0])
+    # bench/run stopped by a signal sent to it alone: an interruption too
+    b.bench_rc = bisection.RUN_INTERRUPTED
+    with pytest.raises(bisection.Interrupted):
+        b.measure(1)

@@ -89,6 +89,7 @@ def say(end):
 
 def main(argv):
     args = parse(argv)
+    bisection.catch_ctrl_c()
     try:
         if args.replay:
             end, logged = bisection.replay(args.replay)
@@ -114,7 +115,7 @@ def main(argv):
     except bisection.Stop as e:
         print("bisect: %s" % e, file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, bisection.Interrupted):
         print("bisect: %s" % bisection.INTERRUPTED, file=sys.stderr)
         return 130
     say(end)

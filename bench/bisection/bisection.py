@@ -47,8 +47,22 @@ class Stop(Exception):
     """The bisection cannot go on (said why)."""
 
 
+class Interrupted(Exception):
+    """A step's command was interrupted (Ctrl-C reached it, or a signal
+    was sent to it alone)."""
+
+
 INTERRUPTED = ("interrupted: the same command resumes (steps in the log "
                "are kept, and the step interrupted finishes its runs)")
+# bench/run's exit status when Ctrl-C or SIGTERM stopped it
+RUN_INTERRUPTED = 130
+
+
+def catch_ctrl_c():
+    """Make Ctrl-C a KeyboardInterrupt here whatever the parent set (a
+    process started in the background, or by pytest-xdist, inherits
+    SIGINT ignored); bench/run sets a handler of its own likewise."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def log(msg):
@@ -303,6 +317,8 @@ class Bisection:
                 cmd += ["--workload", o["workload"], "--loops",
                         str(o["loops"])]
         rc, _ = self.run(cmd)
+        if rc == RUN_INTERRUPTED:
+            raise Interrupted(name)
         if rc != 0 or not os.path.isfile(res_path):
             raise Stop("bench/run failed for %s (exit %d): see above" % (
                 name, rc))

@@ -113,6 +113,7 @@ def text(end, metric, workload):
 
 def main(argv):
     args = parse(argv)
+    bisection.catch_ctrl_c()
     try:
         if args.replay:
             end, logged = scan.replay(args.replay)
@@ -140,7 +141,7 @@ def main(argv):
     except bisection.Stop as e:
         print("scan: %s" % e, file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, bisection.Interrupted):
         print("scan: %s" % bisection.INTERRUPTED, file=sys.stderr)
         return 130
     report = text(end, opts["metric"], opts.get(
