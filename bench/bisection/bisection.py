@@ -65,9 +65,13 @@ def catch_ctrl_c():
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+# The command whose progress lines log() writes (bench/scan sets "scan").
+PROGRAM = {"name": "bisect"}
+
+
 def log(msg):
-    print("%s bisect: %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), msg),
-          file=sys.stderr, flush=True)
+    print("%s %s: %s" % (time.strftime("%Y-%m-%d %H:%M:%S"),
+                         PROGRAM["name"], msg), file=sys.stderr, flush=True)
 
 
 class Series:

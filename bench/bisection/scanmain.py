@@ -114,6 +114,7 @@ def text(end, metric, workload):
 def main(argv):
     args = parse(argv)
     bisection.catch_ctrl_c()
+    bisection.PROGRAM["name"] = "scan"
     try:
         if args.replay:
             end, logged = scan.replay(args.replay)
