@@ -123,7 +123,7 @@ def test_resume_does_no_step_twice_and_replay_agrees(tmp_path):
     end = second.scan()
     assert found(end) == [(7, True), (13, False)]
     assert first.measured + second.measured == clean.measured
-    replayed, logged = scan.replay(str(tmp_path / "s"))
+    replayed, logged, _ = scan.replay(str(tmp_path / "s"))
     assert found(replayed) == found(logged) == found(end)
     # other options, the same dir: refused
     with pytest.raises(bisection.Stop, match="a scan with other settings"):

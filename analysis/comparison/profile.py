@@ -206,11 +206,10 @@ class Diff:
     """B against A per function for one metric (see the module's text):
     total, user (rows), rows(n), sites_part, notes."""
 
-    def __init__(self, a, b, metric="insns", candidates=(), kind=None):
+    def __init__(self, a, b, metric="insns", candidates=()):
         """candidates: other sets (an iterable, read only as far as
         needed) whose site counts serve when neither A nor B counts
-        them; kind: the environment floor that judges the comparison
-        (None: floor_kind())."""
+        them."""
         if metric not in METRICS:
             raise ValueError("metric %r: one of %s" % (metric,
                                                        ", ".join(METRICS)))
@@ -236,8 +235,7 @@ class Diff:
         ca, cb = per_check(a, metric), per_check(b, metric)
         self.per_check = (ca, cb)
         self.delta = None if ca is None or cb is None else cb - ca
-        self.floor_kind = floor_kind(a.res, b.res) if kind is None \
-            else kind
+        self.floor_kind = floor_kind(a.res, b.res)
         self.scale = abs(float(self.mean_a[self.kernel].sum())) / 100.0
         self.floor = floor_points(a.res, metric, self.floor_kind) * \
             self.scale
@@ -379,10 +377,9 @@ def only_label(res):
     return labels[0]
 
 
-def compare(spec_a, spec_b, metric="insns", kind=None):
+def compare(spec_a, spec_b, metric="insns"):
     """Diff of B against A, each (Results, label or None: the dir's one
-    main label); A and B may be in one results dir or two. kind: see
-    Diff."""
+    main label); A and B may be in one results dir or two."""
     sides = []
     for res, label in (spec_a, spec_b):
         if not has_profiles(res):
@@ -396,20 +393,19 @@ def compare(spec_a, spec_b, metric="insns", kind=None):
               for t in profiled(res, [
                   lab for lab in main_labels(res) if (res, lab) not in
                   ((a.res, a.label), (b.res, b.label))]))
-    return Diff(a, b, metric, others, kind)
+    return Diff(a, b, metric, others)
 
 
 def top_changes(dir_a, dir_b, n=10, metric="insns", label_a=None,
-                label_b=None, kind=None):
+                label_b=None):
     """The n functions that changed most from the tries of dir_a
     (label_a; None: its one main label) to those of dir_b: a list of
     plain dicts (Diff._row: name, a, b, diff, lo, hi, significant,
     share, sites, sites_part, rest), then "other", the kernel total and
     "[user]". For bench/bisect's step report (two step dirs, one label
-    each; kind: the floor that judges them, see Diff); NoProfiles when a
-    dir has none."""
+    each); NoProfiles when a dir has none."""
     d = compare((Results(dir_a), label_a), (Results(dir_b), label_b),
-                metric, kind)
+                metric)
     return d.rows(n)
 
 

@@ -219,6 +219,15 @@ def _rel(path):
     return os.path.relpath(os.path.abspath(path), ROOT)
 
 
+def _replace(dest, text):
+    """Replace the file dest with text and a newline, atomically;
+    returns dest."""
+    with open(dest + ".tmp", "w") as f:
+        f.write(text + "\n")
+    os.replace(dest + ".tmp", dest)
+    return dest
+
+
 def write(res, env_root, envs, measured, floors, n, resamples, dest=None):
     """Store the report rule's measured rates (and the t rule's, for
     comparison) and the environment floors; returns the path."""
@@ -238,11 +247,7 @@ def write(res, env_root, envs, measured, floors, n, resamples, dest=None):
         rec["floor_difference_pts"] = floors[metric]["difference"]
         out["metrics"][metric] = rec
     dest = dest or path()
-    with open(dest + ".tmp", "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(dest + ".tmp", dest)
-    return dest
+    return _replace(dest, json.dumps(out, indent=1, sort_keys=True))
 
 
 def load(src=None):
@@ -280,11 +285,7 @@ def write_floors(workload, env_root, envs, floors, dest=None):
         "metrics": {m: {"floor_level_pct": f["level"],
                         "floor_difference_pts": f["difference"]}
                     for m, f in floors.items()}}
-    with open(dest + ".tmp", "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(dest + ".tmp", dest)
-    return dest
+    return _replace(dest, json.dumps(out, indent=1, sort_keys=True))
 
 
 def function_floors_path(workload):
@@ -307,10 +308,7 @@ def write_function_floors(workload, env_root, table, total, baseline,
              "\t".join(FUNCTION_COLUMNS)]
     for name, row in table.sort_index().iterrows():
         lines.append("\t".join([name] + ["%.4g" % row[k] for k in KINDS]))
-    with open(dest + ".tmp", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(dest + ".tmp", dest)
-    return dest
+    return _replace(dest, "\n".join(lines))
 
 
 class FunctionFloors:

@@ -157,7 +157,9 @@ def summary(cands, sampled, found, done, out, opts):
 
 
 def replay(out):
-    """Decide again from a scan.log's figures alone; (end, logged end)."""
+    """Decide again from a scan.log's figures alone; (end, logged end or
+    None, the log's first entry: the scan's settings)."""
     head, done, logged, cands, test = bisection.from_log(out, LOG, "scan")
     found = changes(head["sampled"], test, head["floor_pct"])
-    return summary(cands, head["sampled"], found, done, out, head), logged
+    return summary(cands, head["sampled"], found, done, out, head), \
+        logged, head

@@ -33,6 +33,7 @@ import os
 import sys
 
 from bench.bisection import bisection, scan
+from lib import workloads
 
 
 def parse(argv):
@@ -78,8 +79,12 @@ def pct(c):
                                        c["pct_ci_hi"])
 
 
-def text(end, metric, workload):
-    """The scan's report: each finding as a robot's, then the summary."""
+def text(end, settings):
+    """The scan's report: each finding as a robot's, then the summary;
+    settings: the scan's opts, or its log's first entry (metric, and
+    workload when not tbench)."""
+    metric = settings["metric"]
+    workload = settings.get("workload", workloads.DEFAULT)
     out = []
     for f in end["findings"]:
         out.append("## %s" % f["commit"])
@@ -117,11 +122,8 @@ def main(argv):
     bisection.PROGRAM["name"] = "scan"
     try:
         if args.replay:
-            end, logged = scan.replay(args.replay)
-            head = bisection.read_log(os.path.join(args.replay,
-                                                   scan.LOG))[0]
-            sys.stdout.write(text(end, head["metric"], head.get(
-                "workload", bisection.workloads.DEFAULT)))
+            end, logged, head = scan.replay(args.replay)
+            sys.stdout.write(text(end, head))
             if logged is None:
                 print("the log has no end: the scan was interrupted")
                 return 1
@@ -145,8 +147,7 @@ def main(argv):
     except (KeyboardInterrupt, bisection.Interrupted):
         print("scan: %s" % bisection.INTERRUPTED, file=sys.stderr)
         return 130
-    report = text(end, opts["metric"], opts.get(
-        "workload", bisection.workloads.DEFAULT))
+    report = text(end, opts)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write(report)
     sys.stdout.write(report)
