@@ -14,16 +14,30 @@ No commit is built or run twice: every step, sampled or bisected, is a
 line of DIR/scan.log, which the same command resumes from and --replay
 decides again from alone.
 
+A scan of several workloads (Workloads) is a scan of each in turn, in
+lib/workloads.py's order, over the same sampled commits, each in its own
+DIR/<workload>/ (its log, floor and findings; one workload keeps DIR
+itself): kernel-variants/build finds a commit's kernel in its cache when
+another workload's step comes to it, so each is built once.
+
+Each finding names the static keys whose jump sites sit in its most
+changed functions, read from the vmlinux of its commit's build
+(analysis/comparison/pathkeys.py), when that build is in the cache.
+
 The blind spot of sampling: two changes of opposite sign inside one
 sampled interval can cancel at its ends, and neither is then looked for.
 --every 1 measures every commit (a full pass) and has none.
 """
 import math
 import os
+import time
 
+from analysis.comparison import pathkeys
+from analysis.results.load import Results
 from bench.bisection import bisection
 from bench.bisection.bisection import (Bisection, decide, decider,
                                        figures, search, seed_values)
+from lib import workloads
 
 LOG = "scan.log"
 HEADLINE = "ops_per_s"
@@ -118,7 +132,8 @@ def changes(sampled, test, floor, seen_against=None):
 def finding(cands, i, done, out, metric):
     """What a robot's report says of first changed candidate i: the
     commit, its change in metric and in the headline against its parent
-    (intervals), the functions that changed most and the results dirs."""
+    (intervals), the functions that changed most against its parent, the
+    static keys at their sites (path_keys()) and the results dirs."""
     e, parent = done[i], done.get(i - 1)
     f = {"i": i, "commit": cands[i][2], "variant": e["variant"],
          "results": e.get("results"),
@@ -136,7 +151,25 @@ def finding(cands, i, done, out, metric):
             _, f["headline"] = decide(figures(b, HEADLINE),
                                       figures(a, HEADLINE), 0, 0.0)
         f["top_functions"] = bisection.top_functions(a, b)
+        if f["top_functions"]:
+            f.update(path_keys(b, e["variant"], f["top_functions"]))
     return f
+
+
+def path_keys(resdir, variant, top):
+    """The static keys on a finding's changed path: {"static_keys":
+    {function: its sites' key symbols}} of the functions of top (its
+    top_functions) that have static-key sites ({} when none has), read
+    from the vmlinux of variant's build (the kernel of the results dir
+    resdir) once; {"static_keys_note": why not} when that build is not
+    in this machine's cache."""
+    build = pathkeys.build_dir(Results(resdir), variant)
+    if build is None:
+        return {"static_keys_note": "the build of %s is not in this "
+                "machine's kernel cache" % variant}
+    keys = pathkeys.site_keys(build)
+    return {"static_keys": {row[0]: keys[row[0]] for row in top
+                            if keys.get(row[0])}}
 
 
 def summary(cands, sampled, found, done, out, opts):
@@ -163,3 +196,81 @@ def replay(out):
     found = changes(head["sampled"], test, head["floor_pct"])
     return summary(cands, head["sampled"], found, done, out, head), \
         logged, head
+
+
+def dirs_of(out, names):
+    """{workload: the dir of its scan} of a scan of the workloads names
+    in out: out itself for one (the layout of a one-workload scan),
+    out/<workload> for each of several."""
+    if len(names) == 1:
+        return {names[0]: out}
+    return {w: os.path.join(out, w) for w in names}
+
+
+def held(out):
+    """{workload: the dir of its scan} of the scan in out, in
+    lib/workloads.py's order: out itself when out/scan.log is there (its
+    workload from its log), else every out/<workload>/scan.log; {} for
+    none."""
+    if os.path.isfile(os.path.join(out, LOG)):
+        head = (bisection.read_log(os.path.join(out, LOG)) or [{}])[0]
+        return {head.get("workload", workloads.DEFAULT): out}
+    return {w: os.path.join(out, w) for w in workloads.SUITE
+            if os.path.isfile(os.path.join(out, w, LOG))}
+
+
+def part(out, workload, path, end, settings):
+    """A workload's share of a report: its end entry, its settings (the
+    scan's opts or its log's first entry) and its dir relative to out
+    ("" when it is out)."""
+    rel = os.path.relpath(path, out)
+    return {"workload": workload, "end": end, "settings": settings,
+            "dir": "" if rel == "." else rel}
+
+
+class Workloads:
+    """A scan of one workload or several in a dir: a Scan per workload
+    (dirs_of()), each scanned in turn in the order of opts."""
+
+    def __init__(self, out, source, opts, make=Scan):
+        """opts: {workload: its Scan's opts}, in lib/workloads.py's
+        order; make(dir, source, opts) a Scan (tests give stand-ins)."""
+        self.out = os.path.abspath(out)
+        dirs = dirs_of(self.out, list(opts))
+        have = held(self.out)
+        if any(dirs.get(w) != d for w, d in have.items()):
+            raise bisection.Stop(
+                "%s holds a scan of %s: give that --workload (the same "
+                "command resumes it), or another --out" % (
+                    self.out, ", ".join(have)))
+        self.scans = [(w, dirs[w], make(dirs[w], source, o))
+                      for w, o in opts.items()]
+
+    def scan(self):
+        """Scan each workload in turn (the progress lines name it when
+        there are several); [part()] of each."""
+        parts = []
+        try:
+            for w, path, s in self.scans:
+                if len(self.scans) > 1:
+                    bisection.PROGRAM["name"] = "scan: %s" % w
+                s.t0 = time.time()     # the ETA: from its own steps
+                parts.append(part(self.out, w, path, s.scan(), s.opts))
+        finally:
+            bisection.PROGRAM["name"] = "scan"
+        return parts
+
+
+def replay_all(out):
+    """Decide every workload of the scan in out again from its log
+    alone: [part()] of each, with "logged": its log's end (None when it
+    has none)."""
+    out = os.path.abspath(out)
+    dirs = held(out)
+    if not dirs:
+        raise bisection.Stop("%s has no %s to replay" % (out, LOG))
+    parts = []
+    for w, path in dirs.items():
+        end, logged, head = replay(path)
+        parts.append(dict(part(out, w, path, end, head), logged=logged))
+    return parts

@@ -2,7 +2,7 @@
 
 Usage:
   bench/scan --git REPO --range GOOD..BAD --out DIR [--points K | --every N]
-             [step options]
+             [--workload NAME[,NAME...]|suite] [step options]
   bench/scan --replay DIR
 
 The range's commits (first parents of BAD down to GOOD, each built as it
@@ -17,16 +17,26 @@ interruption (no commit built or run twice; an interrupted step finishes
 its runs), --replay DIR decides again from the log alone and says whether
 it agrees.
 
+--workload takes one workload of lib/workloads.py, several (comma
+separated) or suite (all of them). Several are scanned one after another,
+in lib/workloads.py's order, over the same sampled commits, each in
+DIR/<workload>/ with its own log, floor and findings (the progress lines
+name the workload); a commit's kernel is built once, for the first
+workload that measures it, and found in the build cache by the others.
+--seconds and --clients are tbench's; --loops is for one workload only.
+
 The answer: one finding per first changed commit, as a regression robot
 reports it (the commit, the metric's and the headline's change against
-its parent with intervals, the functions that changed most, the results
-dirs), in DIR/report.md and on stdout, and a summary (commits in the
-range, measured, findings, minutes). Sampling's blind spot: two changes
+its parent with intervals, the functions that changed most against its
+parent, the static keys whose sites are in those functions, the results
+dirs), commit by commit with the workload named in each, in DIR/report.md
+and on stdout, and a summary (commits in the range, measured, findings,
+minutes; per workload when several). Sampling's blind spot: two changes
 of opposite sign inside one sampled interval can cancel at its ends
 (--every 1 has none).
 
 Exit codes: 0 an answer (findings or none); 1 a step failed or the replay
-disagrees with the log; 2 usage error.
+disagrees with a log; 2 usage error.
 """
 import argparse
 import os
@@ -36,16 +46,21 @@ from bench.bisection import bisection, scan
 from lib import workloads
 
 
+SUITE = "suite"
+
+
 def parse(argv):
     ap = argparse.ArgumentParser(
         prog="bench/scan", description=__doc__.split("\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="\n".join(__doc__.split("\n")[2:]))
+        epilog="\n".join(__doc__.split("\n")[2:]),
+        # --workload below takes the place of the step options' own
+        conflict_handler="resolve")
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--git", metavar="REPO",
                      help="a kernel git repository")
     src.add_argument("--replay", metavar="DIR",
-                     help="decide again from DIR/scan.log")
+                     help="decide again from DIR's scan log(s)")
     ap.add_argument("--range", metavar="GOOD..BAD",
                     help="the commits to scan (first parents)")
     ap.add_argument("--out", metavar="DIR",
@@ -58,6 +73,12 @@ def parse(argv):
     how.add_argument("--every", type=int, metavar="N",
                      help="sample every N-th commit from GOOD (1: all)")
     bisection.add_step_options(ap)
+    ap.add_argument("--workload", default=workloads.DEFAULT,
+                    metavar="NAME[,NAME...]|suite",
+                    help="what the guest runs (lib/workloads.py; default: "
+                    "%s): one workload, several comma-separated, or %s: "
+                    "all of them (%s), each scanned in its own DIR/NAME/"
+                    % (workloads.DEFAULT, SUITE, ", ".join(workloads.SUITE)))
     args = ap.parse_args(argv)
     if args.replay:
         return args
@@ -70,8 +91,46 @@ def parse(argv):
         ap.error("--points K: K >= 2 (the two ends)")
     if args.every is not None and args.every < 1:
         ap.error("--every N: N >= 1")
-    bisection.check_step_options(ap, args)
+    args.workloads = names(ap, args.workload)
+    if len(args.workloads) == 1:
+        args.workload = args.workloads[0]
+        bisection.check_step_options(ap, args)
+    else:
+        if args.loops is not None:
+            ap.error("--loops N sets one workload's work: a scan of several "
+                     "runs each at its record's n")
+        if (args.seconds or args.clients != 20) and \
+                workloads.DEFAULT not in args.workloads:
+            ap.error("--seconds/--clients are %s's, which --workload %s "
+                     "leaves out" % (workloads.DEFAULT, args.workload))
+        # the checks of every workload's steps (--seeds)
+        bisection.check_step_options(ap, of(args, workloads.DEFAULT))
     return args
+
+
+def names(ap, given):
+    """The workloads of --workload given (NAME[,NAME...] or suite), in
+    lib/workloads.py's order; ap.error() on a name it does not know."""
+    asked = [w.strip() for w in given.split(",")]
+    unknown = [w for w in asked if w not in workloads.WORKLOAD and
+               w != SUITE]
+    if unknown:
+        ap.error("--workload %s: no workload %s; the known ones: %s (or "
+                 "%s: all of them)" % (given, ", ".join(
+                     repr(w) for w in unknown), ", ".join(workloads.SUITE),
+                     SUITE))
+    return [w for w in workloads.SUITE if SUITE in asked or w in asked]
+
+
+def of(args, workload):
+    """The step options of workload's scan: args with that --workload
+    and, for a workload other than tbench, tbench's own --seconds and
+    --clients left at their defaults."""
+    one = argparse.Namespace(**vars(args))
+    one.workload = workload
+    if workload != workloads.DEFAULT:
+        one.seconds, one.clients = 0, 20
+    return one
 
 
 def pct(c):
@@ -79,41 +138,113 @@ def pct(c):
                                        c["pct_ci_hi"])
 
 
-def text(end, settings):
-    """The scan's report: each finding as a robot's, then the summary;
-    settings: the scan's opts, or its log's first entry (metric, and
-    workload when not tbench)."""
-    metric = settings["metric"]
-    workload = settings.get("workload", workloads.DEFAULT)
+def keys_text(f):
+    """The finding's line of the static keys on its changed path (its
+    top functions'), None when they were not looked for (no profiles)."""
+    if "static_keys" in f:
+        keys = f["static_keys"]
+        on = ["%s: %s" % (row[0], ", ".join(keys[row[0]]))
+              for row in f.get("top_functions") or [] if row[0] in keys]
+        if not on:
+            return "none of the changed functions has a static-key site"
+        return "static keys on the changed path: %s" % "; ".join(on)
+    if f.get("static_keys_note"):
+        return "static keys on the changed path: not read (%s)" \
+            % f["static_keys_note"]
+    return None
+
+
+def finding_text(f, workload, metric, sub):
+    """A finding's lines, as a robot's report; sub: the dir of the
+    workload's scan, relative to the report's (its results dirs')."""
+    if "vs_parent" not in f:
+        return ["on %s: %s" % (workload, f["note"])]
+    out = ["a %s change of %s on %s at commit %s, against its parent %s "
+           "(%d seeds)" % (pct(f["vs_parent"]), metric, workload,
+                           f["commit"], f["parent"], f["vs_parent"]["n"])]
+    if f.get("headline"):
+        out.append("headline %s: %s" % (scan.HEADLINE, pct(f["headline"])))
+    if f.get("top_functions"):
+        out.append("most changed functions against its parent (kernel "
+                   "instructions per op): %s"
+                   % bisection.top_text(f["top_functions"]))
+    keys = keys_text(f)
+    if keys:
+        out.append(keys)
+    out.append("results: %s (its parent's: %s)" % tuple(
+        os.path.join(sub, x) if x else x
+        for x in (f["results"], f["parent_results"])))
+    return out
+
+
+def text(parts):
+    """The scan's report: the findings commit by commit, each as a
+    robot's naming its workload, then the summary; parts: scan.part()
+    of each workload (its settings: the scan's opts or its log's first
+    entry)."""
+    at = {}
+    for p in parts:
+        for f in p["end"]["findings"]:
+            first = f["i"] if "i" in f else f["range"][0]
+            at.setdefault((first, f["commit"]), []).append((p, f))
     out = []
-    for f in end["findings"]:
-        out.append("## %s" % f["commit"])
-        if "vs_parent" not in f:
-            out += ["", f["note"], ""]
-            continue
-        out += ["", "a %s change of %s on %s at commit %s, against its "
-                "parent %s (%d seeds)" % (pct(f["vs_parent"]), metric,
-                                          workload, f["commit"], f["parent"],
-                                          f["vs_parent"]["n"])]
-        if f.get("headline"):
-            out.append("headline %s: %s" % (scan.HEADLINE,
-                                            pct(f["headline"])))
-        if f.get("top_functions"):
-            out.append("most changed functions against its parent: %s"
-                       % bisection.top_text(f["top_functions"]))
-        out += ["results: %s (its parent's: %s)" % (
-            f["results"], f["parent_results"]), ""]
-    out.append("## Summary")
-    out += ["", "%d commits in the range, %d sampled, %d measured; %d "
-            "finding(s); %.1f minutes of steps" % (
-                end["commits"], len(end["sampled"]), end["measured"],
-                len(end["findings"]), end["seconds"] / 60.0)]
-    if not end["findings"]:
+    for (_, commit), found in sorted(at.items()):
+        out += ["## %s" % commit, ""]
+        for p, f in found:
+            out += finding_text(f, p["workload"], p["settings"]["metric"],
+                                p["dir"]) + [""]
+    end = parts[0]["end"]
+    out += ["## Summary", ""]
+    total = sum(len(p["end"]["findings"]) for p in parts)
+    if len(parts) == 1:
+        out.append("%d commits in the range, %d sampled, %d measured; %d "
+                   "finding(s); %.1f minutes of steps" % (
+                       end["commits"], len(end["sampled"]), end["measured"],
+                       total, end["seconds"] / 60.0))
+    else:
+        out += ["%d commits in the range, %d sampled; %d workloads, each "
+                "scanned on its own: %d finding(s) at %d commit(s), %d "
+                "measured steps, %.1f minutes of steps" % (
+                    end["commits"], len(end["sampled"]), len(parts), total,
+                    len(at), sum(p["end"]["measured"] for p in parts),
+                    sum(p["end"]["seconds"] for p in parts) / 60.0), "",
+                "| workload | floor | measured | findings | minutes |",
+                "|---|---:|---:|---:|---:|"]
+        out += ["| %s | %.2f%% | %d | %d | %.1f |" % (
+            p["workload"], p["settings"]["floor_pct"], p["end"]["measured"],
+            len(p["end"]["findings"]), p["end"]["seconds"] / 60.0)
+            for p in parts]
+        out.append("")
+    if not total:
         out.append("no change beyond the floor between any two sampled "
                    "commits")
     if end.get("blind_spot"):
         out.append(end["blind_spot"])
     return "\n".join(out) + "\n"
+
+
+def verdict(parts):
+    """Say whether the replay agrees with each workload's log; the exit
+    status (1: a log disagrees or has no end)."""
+    bad = []
+    for p in parts:
+        name = "%s: " % p["workload"] if len(parts) > 1 else ""
+        logged = p["logged"]
+        if logged is None:
+            print("%sthe log has no end: the scan was interrupted" % name)
+            bad.append(p["workload"])
+        elif [f["commit"] for f in p["end"]["findings"]] != \
+                [f["commit"] for f in logged["findings"]]:
+            print("%sreplay DISAGREES with the log" % name)
+            bad.append(p["workload"])
+        elif name:
+            print("%sreplay agrees with the log" % name)
+    if len(parts) > 1:
+        print("replay DISAGREES with the logs of %s" % ", ".join(bad)
+              if bad else "replay agrees with the log of every workload")
+    elif not bad:
+        print("replay agrees with the log")
+    return 1 if bad else 0
 
 
 def main(argv):
@@ -122,32 +253,26 @@ def main(argv):
     bisection.PROGRAM["name"] = "scan"
     try:
         if args.replay:
-            end, logged, head = scan.replay(args.replay)
-            sys.stdout.write(text(end, head))
-            if logged is None:
-                print("the log has no end: the scan was interrupted")
-                return 1
-            if [f["commit"] for f in end["findings"]] != \
-                    [f["commit"] for f in logged["findings"]]:
-                print("replay DISAGREES with the log")
-                return 1
-            print("replay agrees with the log")
-            return 0
+            parts = scan.replay_all(args.replay)
+            sys.stdout.write(text(parts))
+            return verdict(parts)
         good, bad = args.range.split("..")
         source = bisection.GitRange(args.git, good, bad, args.on)
-        opts = bisection.step_options(args)
-        if args.every:
-            opts["every"] = args.every
-        else:
-            opts["points"] = args.points or 5
-        end = scan.Scan(args.out, source, opts).scan()
+        opts = {}
+        for w in args.workloads:
+            opts[w] = bisection.step_options(of(args, w))
+            if args.every:
+                opts[w]["every"] = args.every
+            else:
+                opts[w]["points"] = args.points or 5
+        parts = scan.Workloads(args.out, source, opts).scan()
     except bisection.Stop as e:
         print("scan: %s" % e, file=sys.stderr)
         return 1
     except (KeyboardInterrupt, bisection.Interrupted):
         print("scan: %s" % bisection.INTERRUPTED, file=sys.stderr)
         return 130
-    report = text(end, opts)
+    report = text(parts)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write(report)
     sys.stdout.write(report)
