@@ -22,6 +22,7 @@ bench/run --resume does, instead of starting them anew), and --replay
 DIR decides again from the logged figures alone and checks that the
 answer is the logged one.
 """
+import glob
 import json
 import math
 import os
@@ -33,7 +34,7 @@ import time
 from analysis.stats import calibrate, stats
 from analysis.comparison import profile as fprofile
 from analysis.results.load import Results, per_run
-from lib import variants, workloads
+from lib import kcache, variants, workloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -227,6 +228,7 @@ class Bisection:
         self.done = {}
         self.t0 = time.time()
         self.tested = 0
+        self._pin = None
         self.path = os.path.join(self.out, self.LOG)
         os.makedirs(self.out, exist_ok=True)
         header = self.header()
@@ -261,9 +263,22 @@ class Bisection:
         with open(self.path, "a") as f:
             f.write(json.dumps(entry, sort_keys=True) + "\n")
 
+    def pin(self, *paths):
+        """Keep paths (kernels, images) in the cache until this command
+        ends (lib/kcache.py), with those of the steps logged before; the
+        kernels the steps' commands make are pinned as they make them."""
+        if self._pin is None:
+            self._pin = kcache.Pin()
+            self._pin.add(*kcache.named_in(glob.glob(os.path.join(
+                self.out, "step-*", "results", "*", "meta.json"))))
+        self._pin.add(*paths)
+
     def run(self, cmd):
+        env = dict(os.environ)
+        if self._pin:
+            env[kcache.PIN_VAR] = self._pin.path
         p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
-                             text=True)
+                             text=True, env=env)
         try:
             out, _ = p.communicate()
         except KeyboardInterrupt:
@@ -285,6 +300,7 @@ class Bisection:
         os.makedirs(step_dir, exist_ok=True)
         entry = {"event": "step", "i": i, "variant": name, "revision": rev}
         tsv = os.path.join(step_dir, "builds.tsv")
+        self.pin()
         rc, _ = self.run([os.path.join(ROOT, "kernel-variants", "build"),
                           "--config", o["config"], "--variant", spec,
                           "--out", tsv])
@@ -302,6 +318,7 @@ class Bisection:
             raise Stop("guest-image/build failed for %s (see above)" % name)
         with open(image) as f:
             image = f.read().strip()
+        self.pin(image)
         res_path = os.path.join(step_dir, "results.path")
         root = os.path.join(step_dir, "results")
         cmd = [os.path.join(ROOT, "bench", "run"), "--builds", tsv,

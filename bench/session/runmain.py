@@ -16,7 +16,7 @@ from bench.session import cli, session
 from bench.tries import inputs, runner, slurm, slurmrun
 from bench.tries import plan as planmod
 from lib import arch as archmod
-from lib import workloads
+from lib import kcache, workloads
 from lib.log import Log, duration
 
 
@@ -47,6 +47,21 @@ def _open(args, log):
         slurm.preflight(args, builds)
     opener = session.resume_session if args.resume else session.new_session
     return builds, opener(args, log, builds)
+
+
+def _pin(pin, builds, s):
+    """Keep the run's kernels and images in the cache while it runs
+    (lib/kcache.py); InputError when the cache's bound took one before."""
+    pin.add(*[b.dir for b in builds.values()])
+    pin.add(*{i.path for i in s.images.values()})
+    gone = [b.dir for b in builds.values() if not os.path.isfile(b.kernel)]
+    gone += sorted({i.path for i in s.images.values()
+                    if not os.path.isfile(i.path)})
+    if gone:
+        raise inputs.InputError(
+            "%s: evicted from the cache (its bound: lib/kcache.py) as this "
+            "run began: make it again (kernel-variants/build, guest-image/"
+            "build)" % ", ".join(gone))
 
 
 def _announce(args, log, s):
@@ -168,8 +183,14 @@ def main(argv):
         Log().error("%s (see bench/run --help)" % e)
         return 2
     log = Log(quiet=args.quiet)
+    with kcache.Pin() as pin:
+        return _main(args, argv, log, pin)
+
+
+def _main(args, argv, log, pin):
     try:
         builds, s = _open(args, log)
+        _pin(pin, builds, s)
     except cli.UsageError as e:
         log.error("%s (see bench/run --help)" % e)
         return 2
