@@ -6,7 +6,8 @@ by evicting the least recently used.
 Usage:
   lib/kcache.py status                 what the bound counts, and why each
                                        entry is kept or could go
-  lib/kcache.py trim [--keep PATH]...  evict until under the limit
+  lib/kcache.py trim [--keep PATH]...  evict until under the limit (with
+                                       the kernels' lock: after a build)
   lib/kcache.py slim DIR               drop a build dir's objects
 
 An entry is a kernel build dir (kernels/<config>-<variant>-<hash>/), a
@@ -55,6 +56,9 @@ from lib import ROOT, hostinfo  # noqa: E402
 LIMIT_VAR = "JLBENCH_CACHE_LIMIT"
 DEFAULT_LIMIT = "20G"
 STAMP = ".jlbench-used"
+# A finished build dir's size, measured once: "<build.json's mtime_ns>
+# <bytes>" (a build dir does not change once made, but for its module)
+SIZE = ".jlbench-size"
 PIN_VAR = "JLBENCH_KERNEL_PIN"
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # What slim drops from a build dir: objects, archives, make's records and
@@ -106,11 +110,31 @@ class Entry:
 
     def __init__(self, path, kind):
         self.path, self.kind = path, kind
-        self.size = size_of(path)
+        self.size = self._size()
         stamps = [os.path.join(path, STAMP), os.path.join(path,
                                                           "build.json"), path]
         self.used = next(os.stat(s).st_mtime for s in stamps
                          if os.path.exists(s))
+
+    def _size(self):
+        """size_of() the entry; a finished build dir's from its SIZE
+        record (walking every build at each trim took seconds)."""
+        info = os.path.join(self.path, "build.json")
+        if self.kind != "kernel" or not os.path.isfile(info):
+            return size_of(self.path)
+        key = str(os.stat(info).st_mtime_ns)
+        record = os.path.join(self.path, SIZE)
+        try:
+            with open(record) as f:
+                made, size = f.read().split()
+            if made == key:
+                return int(size)
+        except (OSError, ValueError):
+            pass
+        size = size_of(self.path)
+        with open(record, "w") as f:
+            f.write("%s %d\n" % (key, size))
+        return size
 
 
 def entries(cache):
@@ -184,9 +208,9 @@ def pinned(cache):
     return out
 
 
-def named_in(metas):
+def named_in(metas, env=None):
     """The kernels and images the meta.json files metas name (builds'
-    dirs, images' paths)."""
+    dirs, images' paths; $JLBENCH_CACHE of env, default the process's)."""
     out = set()
     for meta in metas:
         try:
@@ -195,9 +219,9 @@ def named_in(metas):
         except (OSError, ValueError):
             continue
         for b in (m.get("builds") or {}).values():
-            out.add(hostinfo.local_path((b or {}).get("dir")))
+            out.add(hostinfo.local_path((b or {}).get("dir"), env))
         for i in (m.get("images") or {}).values():
-            out.add(hostinfo.local_path((i or {}).get("path")))
+            out.add(hostinfo.local_path((i or {}).get("path"), env))
     out.discard(None)
     return {os.path.abspath(p) for p in out}
 
@@ -289,6 +313,8 @@ def slim(build):
     if not os.path.isfile(os.path.join(build, "bzImage")):
         raise ValueError("%s has no bzImage: not a finished build" % build)
     freed = 0
+    if os.path.exists(os.path.join(build, SIZE)):
+        os.unlink(os.path.join(build, SIZE))
     for boot in glob.glob(os.path.join(build, "arch", "*", "boot")):
         freed += size_of(boot)
         shutil.rmtree(boot)
@@ -310,6 +336,9 @@ def main(argv):
     sub.add_parser("status")
     t = sub.add_parser("trim")
     t.add_argument("--keep", action="append", default=[], metavar="PATH")
+    t.add_argument("--locked", action="store_true",
+                   help="the caller holds kernels/.lock (kernel-variants/"
+                   "build); else trim takes it, waiting for a build")
     s = sub.add_parser("slim")
     s.add_argument("dir")
     args = ap.parse_args(argv)
@@ -329,8 +358,12 @@ def main(argv):
         print("slimmed %s: %s freed" % (args.dir, human(freed)))
         return 0
     if args.cmd == "trim":
-        trim(cache, bound, args.keep,
-             say=lambda m: print(m, file=sys.stderr))
+        os.makedirs(os.path.join(cache, "kernels"), exist_ok=True)
+        with open(os.path.join(cache, "kernels", ".lock"), "a") as lock:
+            if not args.locked:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            trim(cache, bound, args.keep,
+                 say=lambda m: print(m, file=sys.stderr))
         return 0
     all_entries = entries(cache)
     pins, results = pinned(cache), named_by_results()

@@ -671,11 +671,12 @@ class Scripted(bisection.Bisection):
 
 
 def test_an_interrupted_step_finishes_its_runs_instead_of_redoing_them(
-        tmp_path):
+        tmp_path, monkeypatch):
     """Ctrl-C during a step's runs leaves a results dir with part of its
     plan under the step's dir; the same bisection again resumes that dir
     (bench/run --resume), as bench/run's own --resume would, where it
     used to start all the step's runs anew in a new dir."""
+    monkeypatch.setenv("JLBENCH_CACHE", str(tmp_path / "cache"))  # pins
     src = bisection.Series(str(quilt(tmp_path, 2)), "jump-label")
     out = tmp_path / "bisect"
     b = Scripted(str(out), src, dict(OPTS))
@@ -698,3 +699,28 @@ def test_an_interrupted_step_finishes_its_runs_instead_of_redoing_them(
     b.bench_rc = bisection.RUN_INTERRUPTED
     with pytest.raises(bisection.Interrupted):
         b.measure(1)
+
+
+def test_a_bisection_pins_its_steps_and_those_logged_before(
+        tmp_path, monkeypatch):
+    """Each step's image is pinned as it is made (its kernel by
+    kernel-variants/build, through $JLBENCH_KERNEL_PIN), and a resumed
+    bisection pins the kernels and images of the steps an earlier one
+    measured: the cache's bound (lib/kcache.py) evicts none while it
+    runs."""
+    from lib import kcache
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("JLBENCH_CACHE", str(cache))
+    out = tmp_path / "bisect"
+    earlier = out / "step-c0" / "results" / "20261201T000000Z-abc"
+    earlier.mkdir(parents=True)
+    (earlier / "meta.json").write_text(json.dumps({
+        "builds": {"c0": {"dir": "$JLBENCH_CACHE/kernels/smoke-c0-1"}},
+        "images": {"c0": {"path": "$JLBENCH_CACHE/initramfs/0.cpio.gz"}}}))
+    b = Scripted(str(out), bisection.Series(str(quilt(tmp_path, 2)),
+                                            "jump-label"), dict(OPTS))
+    assert kcache.pinned(str(cache)) == set()     # nothing built yet
+    b.measure(1)
+    assert kcache.pinned(str(cache)) == {
+        str(cache / "kernels" / "smoke-c0-1"),
+        str(cache / "initramfs" / "0.cpio.gz"), "/images/x.cpio.gz"}

@@ -163,3 +163,15 @@ def test_status_says_why_each_entry_stays(cache, tmp_path):
                          env=dict(env, **{kcache.LIMIT_VAR: "lots"}),
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "say 20G" in bad.stderr
+
+
+def test_a_finished_builds_size_is_measured_once(tmp_path):
+    d = entry(tmp_path / "kernels" / "smoke-a-1", MB, 100)
+    (d / "build.json").write_text("{}")
+    assert [e.size for e in kcache.entries(str(tmp_path))] == [MB + 2]
+    (d / "vmlinux").write_bytes(b"")        # not measured again ...
+    assert [e.size for e in kcache.entries(str(tmp_path))] == [MB + 2]
+    (d / "build.json").write_text("{ }")    # ... until it is made again
+    os.utime(d / "build.json", ns=(1, 1))
+    record = (d / kcache.SIZE).stat().st_size
+    assert [e.size for e in kcache.entries(str(tmp_path))] == [3 + record]

@@ -42,7 +42,7 @@ import argparse
 import os
 import sys
 
-from bench.bisection import bisection, scan
+from bench.bisection import bisection, scan, scanplot
 from lib import workloads
 
 
@@ -247,6 +247,21 @@ def verdict(parts):
     return 1 if bad else 0
 
 
+def figure(out, part):
+    """Draw a workload's metric along the range (scanplot); the report's
+    line naming the figure, or saying why there is none."""
+    try:
+        png = scanplot.draw(os.path.join(out, part["dir"]))
+    except bisection.Stop as e:
+        return "no figure of %s: %s\n" % (part["workload"], e)
+    if not png:
+        return ""
+    return "%s along the range (%s): %s, %s\n" % (
+        part["settings"]["metric"], part["workload"],
+        os.path.relpath(png[:-len(".png")] + ".svg", out),
+        os.path.relpath(png, out))
+
+
 def main(argv):
     args = parse(argv)
     bisection.catch_ctrl_c()
@@ -272,7 +287,7 @@ def main(argv):
     except (KeyboardInterrupt, bisection.Interrupted):
         print("scan: %s" % bisection.INTERRUPTED, file=sys.stderr)
         return 130
-    report = text(parts)
+    report = text(parts) + "".join(figure(args.out, p) for p in parts)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write(report)
     sys.stdout.write(report)
