@@ -99,6 +99,30 @@ def cache_path():
     return pathlib.Path(hostinfo.cache_dir())
 
 
+# The parts of a cache that its bound (lib/kcache.py) evicts from, or that
+# hold them: a test of the bound has its own, and shares the rest.
+BOUNDED = ("kernels", "src", "initramfs")
+
+
+def private_cache(name):
+    """A cache of a test's own, kept in the shared one (test-caches/NAME):
+    its kernels, source trees and images are its own (so that a test's
+    tiny limit evicts only what it made), and its other parts (ccache,
+    agent, modules, plugin, ...) are links to the shared cache's."""
+    shared = cache_path()
+    path = shared / "test-caches" / name
+    path.mkdir(parents=True, exist_ok=True)
+    for part in ("ccache", "modules"):          # shared even when cold
+        (shared / part).mkdir(parents=True, exist_ok=True)
+    for part in sorted(os.listdir(shared)):
+        if part not in BOUNDED + ("test-caches",) and \
+                (shared / part).is_dir() and not (path / part).exists():
+            (path / part).symlink_to(shared / part)
+    for part in BOUNDED:
+        (path / part).mkdir(exist_ok=True)
+    return path
+
+
 @pytest.fixture(scope="session")
 def cache_dir():
     """cache_path(), for tests."""

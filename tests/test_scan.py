@@ -8,13 +8,16 @@ holding the small change is judged unchanged although its runs resolve it
 (an interval off 0, within the calibrated floor). Ctrl-C in the middle of
 a step's runs, then the same command: no step measured twice, the
 interrupted step's runs finished in its own results dir; --replay agrees
-with the log.
+with the log. The cache's bound on real kernels, in a cache of the
+test's own (kept between runs, so that its kernels are cached as a
+user's are): trimmed to one byte while the scan runs, it evicts a kernel
+made before the scan and none of the scan's steps' kernels and images
+(pinned), and the evicted kernel, asked for again, is made bit for bit.
 """
 import glob
 import hashlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,7 +25,9 @@ import time
 
 import pytest
 
-from conftest import CALIBRATED, ROOT, TARBALL, cache_path, cpu_lock, run
+from conftest import (CALIBRATED, ROOT, TARBALL, cache_path, cpu_lock,
+                      private_cache, run)
+from lib import kcache
 
 pytestmark = pytest.mark.integration
 
@@ -31,51 +36,12 @@ import history  # noqa: E402
 
 SCAN = str(ROOT / "bench" / "scan")
 SHORT = ["--config", "smoke", "--seconds", "2", "--clients", "2"]
-FIXTURES = ROOT / "tests" / "fixtures" / "bisect"
-
-
-def git(repo, *args):
-    date = "2026-12-01T00:00:00Z"
-    run(["git", "-C", str(repo), "-c", "user.name=jlbench",
-         "-c", "user.email=jlbench@localhost"] + list(args),
-        env=dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date))
 
 
 def repository():
-    """A bare repository of Debian's tree with our series, then history's
-    good end and its 20 commits, kept in the cache (test-repos/scan-<hash>
-    .git, the hash of the package version, our series and the fixture's
-    code); its commits have fixed dates, so the same inputs give the same
-    hashes."""
-    patches = ROOT / "kernel-variants" / "patches"
-    ours = [patches / n for n in (patches / "series").read_text().split()]
-    h = hashlib.sha256(run(["dpkg-query", "-W", "-f=${Version}",
-                            "linux-source-6.1"]).stdout.encode())
-    for f in ours + [FIXTURES / "history.py", FIXTURES / "make_series.py"]:
-        h.update(f.name.encode() + b"\0" + f.read_bytes())
-    kept = cache_path() / "test-repos" / ("scan-%s.git" % h.hexdigest()[:16])
-    if kept.is_dir():
-        return kept
-    work = kept.parent / ("scan-work-%d" % os.getpid())
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    run(["tar", "-xf", TARBALL, "-C", str(work), "--strip-components=1"])
-    git(work, "init", "-q")
-    for f in ours:
-        run(["patch", "-p1", "-d", str(work), "--quiet", "-i", str(f)])
-    edits = [("linux-source-6.1 with our series", lambda: None)]
-    edits = iter(edits + list(history.commits(str(work))))
-    for subject, edit in edits:
-        edit()
-        # -f: Debian's tree has a .gitignore that ignores its top level
-        git(work, "add", "-A", "-f")
-        git(work, "commit", "-q", "-m", subject)
-    tmp = kept.with_suffix(".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    run(["git", "clone", "-q", "--bare", str(work), str(tmp)])
-    os.rename(tmp, kept)
-    shutil.rmtree(work)
-    return kept
+    """The history's bare repository, kept in the cache."""
+    return history.repository(str(cache_path()), TARBALL, str(
+        ROOT / "kernel-variants" / "patches"))
 
 
 def steps(out):
@@ -99,14 +65,37 @@ def interrupted_in_a_step(out):
     return False
 
 
+def build(repo, rev, env):
+    """kernel-variants/build of repo at rev (a smoke git variant); its
+    build dir."""
+    tsv = os.path.join(env["JLBENCH_CACHE"], "before.tsv")
+    run([str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
+         "--variant", "before=tree:%s@%s,on:jump-label" % (repo, rev),
+         "--out", tsv], env=env)
+    with open(tsv) as f:
+        return f.read().split("\t")[1].strip()
+
+
+def digests(d):
+    """sha256 of what a kernel is booted and profiled with."""
+    return {f: hashlib.sha256(open(os.path.join(d, f), "rb").read())
+            .hexdigest() for f in ("bzImage", "vmlinux",
+                                   "modules/jlbench_static_key.ko")}
+
+
 def test_scan_names_the_two_changes_resumes_and_replays(
         tmp_path, plugin_so):
     repo = repository()
     out = tmp_path / "scan"
+    cache = str(private_cache("scan"))
+    env = dict(CALIBRATED, JLBENCH_CACHE=cache)
     cmd = [SCAN, "--git", str(repo), "--range", "HEAD~%d..HEAD"
            % history.COMMITS, "--out", str(out), "--points", "5"] + SHORT
     with cpu_lock():
-        proc = subprocess.Popen(cmd, env=CALIBRATED, start_new_session=True,
+        # a kernel made before the scan, outside its range: evictable
+        outside = build(repo, "HEAD~%d" % (history.COMMITS + 1), env)
+        made = digests(outside)
+        proc = subprocess.Popen(cmd, env=env, start_new_session=True,
                                 stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         try:
@@ -115,6 +104,18 @@ def test_scan_names_the_two_changes_resumes_and_replays(
                 assert proc.poll() is None, proc.communicate()
                 assert time.time() - t0 < 900, "no step began its runs"
                 time.sleep(1)
+            # the running scan has pinned its steps' kernels and images:
+            # trimmed to one byte, the cache keeps them, and evicts the
+            # kernel made before it
+            pinned = kcache.pinned(cache)
+            needed = kcache.named_in(glob.glob(str(
+                out / "step-*" / "results" / "*" / "meta.json")), env)
+            assert needed and needed <= pinned, (needed, pinned)
+            trim = run([str(ROOT / "lib" / "kcache.py"), "trim"],
+                       env=dict(env, **{kcache.LIMIT_VAR: "1"}))
+            assert "cache: evicted" in trim.stderr, trim.stderr
+            assert all(os.path.exists(x) for x in needed), needed
+            assert not os.path.exists(outside)
             os.killpg(proc.pid, signal.SIGINT)          # Ctrl-C
             _, err = proc.communicate(timeout=120)
         finally:
@@ -124,7 +125,10 @@ def test_scan_names_the_two_changes_resumes_and_replays(
         assert proc.returncode == 130, err
         assert "the same command resumes" in err, err
         before = steps(str(out))
-        p = run(cmd, env=CALIBRATED)
+        p = run(cmd, env=env)
+        # asked for again, the evicted kernel is made again, bit for bit
+        assert build(repo, "HEAD~%d" % (history.COMMITS + 1), env) == outside
+        assert digests(outside) == made
     done = steps(str(out))
     assert [e["i"] for e in done[:len(before)]] == [e["i"] for e in before]
     assert len({e["i"] for e in done}) == len(done)      # none twice
@@ -158,5 +162,11 @@ def test_scan_names_the_two_changes_resumes_and_replays(
         and small["vs"]["pct_ci_hi"] < entries[0]["floor_pct"], small
     assert (out / "report.md").read_text() == p.stdout
     assert "2 finding(s)" in p.stdout and "blind spot" in p.stdout
-    p = run([SCAN, "--replay", str(out)], env=CALIBRATED)
+    # the kernels were at hand (pinned): each finding's static keys read
+    assert p.stdout.count("static keys on the changed path: ") + \
+        p.stdout.count("none of the changed functions has a static-key") \
+        == 2 and "not read" not in p.stdout, p.stdout
+    assert "along the range (tbench): scan.svg, scan.png" in p.stdout
+    assert (out / "scan.png").stat().st_size > 0
+    p = run([SCAN, "--replay", str(out)], env=env)
     assert "replay agrees with the log" in p.stdout, p.stdout
