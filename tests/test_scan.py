@@ -10,10 +10,12 @@ a step's runs, then the same command: no step measured twice, the
 interrupted step's runs finished in its own results dir; --replay agrees
 with the log. The cache's bound on real kernels, in a cache of the
 test's own (kept between runs, so that its kernels are cached as a
-user's are): trimmed to one byte while the scan runs, it evicts a kernel
-made before the scan and none of the scan's steps' kernels and images
-(pinned), and the evicted kernel, asked for again, is made bit for bit.
+user's are): while the scan runs, its steps' kernels and images, made
+the least recently used, are passed over by a trim for their pins, which
+evicts the next, a kernel made before the scan; that kernel, asked for
+again, is made bit for bit.
 """
+import fcntl
 import glob
 import hashlib
 import json
@@ -76,6 +78,27 @@ def build(repo, rev, env):
         return f.read().split("\t")[1].strip()
 
 
+def trim_below(cache, env, oldest, then):
+    """Make the entries oldest the least recently used, and then then,
+    and trim the cache to the size of all but then, with the kernels'
+    lock held (no build in between); what the trim said."""
+    def stamp(path, t):
+        if os.path.isdir(path):
+            path = os.path.join(path, kcache.STAMP)
+            open(path, "a").close()
+        os.utime(path, (t, t))
+    with open(os.path.join(cache, "kernels", ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for x in oldest:
+            stamp(x, 1)
+        stamp(then, 2)
+        sizes = {e.path: e.size for e in kcache.entries(cache)}
+        limit = sum(sizes.values()) - sizes[then]
+        p = run([str(ROOT / "lib" / "kcache.py"), "trim", "--locked"],
+                env=dict(env, **{kcache.LIMIT_VAR: str(limit)}))
+    return p.stderr.strip()
+
+
 def digests(d):
     """sha256 of what a kernel is booted and profiled with."""
     return {f: hashlib.sha256(open(os.path.join(d, f), "rb").read())
@@ -104,16 +127,16 @@ def test_scan_names_the_two_changes_resumes_and_replays(
                 assert proc.poll() is None, proc.communicate()
                 assert time.time() - t0 < 900, "no step began its runs"
                 time.sleep(1)
-            # the running scan has pinned its steps' kernels and images:
-            # trimmed to one byte, the cache keeps them, and evicts the
-            # kernel made before it
-            pinned = kcache.pinned(cache)
+            # the running scan has pinned its steps' kernels and images
             needed = kcache.named_in(glob.glob(str(
                 out / "step-*" / "results" / "*" / "meta.json")), env)
-            assert needed and needed <= pinned, (needed, pinned)
-            trim = run([str(ROOT / "lib" / "kcache.py"), "trim"],
-                       env=dict(env, **{kcache.LIMIT_VAR: "1"}))
-            assert "cache: evicted" in trim.stderr, trim.stderr
+            assert needed and needed <= kcache.pinned(cache), needed
+            # made the least recently used, then the kernel made before
+            # the scan, they are the first a trim to one entry less
+            # than the cache holds would take: it takes that kernel
+            evicted = trim_below(cache, env, needed, outside)
+            assert evicted.startswith("cache: evicted 1 ") and \
+                os.path.basename(outside) in evicted, evicted
             assert all(os.path.exists(x) for x in needed), needed
             assert not os.path.exists(outside)
             os.killpg(proc.pid, signal.SIGINT)          # Ctrl-C

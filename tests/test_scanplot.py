@@ -17,34 +17,14 @@ from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
 from bench.bisection import bisection, scan, scanplot  # noqa: E402
+from test_scan_unit import OPTS, SEEDS, Interrupted, Range  # noqa: E402
 
-SEEDS = range(1, 7)
-OPTS = {"metric": bisection.DEFAULT_METRIC, "seeds": 6, "seed": 1,
-        "config": "smoke", "seconds": 0, "clients": 20, "floor_pct": 0.5}
 PLOT = str(ROOT / "plots" / "scan")
 COLUMNS = ["i", "commit", "revision", "seeds", "metric", "workload",
            "median", "pct_change", "pct_ci_lo", "pct_ci_hi", "step",
            "finding", "finding_pct_vs_parent"]
 gnuplot = pytest.mark.skipif(not shutil.which("gnuplot"),
                              reason="no gnuplot (apt-get install gnuplot-nox)")
-
-
-class Range:
-    """n commits c00..c(n-1), as bisection.GitRange gives them."""
-
-    def __init__(self, n):
-        self.n = n
-
-    def describe(self):
-        return {"kind": "git", "repo": "/nowhere", "n": self.n}
-
-    def candidates(self):
-        return [("c%02d" % i, "spec", "c%02d subject %d" % (i, i))
-                for i in range(self.n)]
-
-
-class Interrupted(Exception):
-    """The stand-in's Ctrl-C."""
 
 
 def value(changes, i, seed):
