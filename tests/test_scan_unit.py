@@ -163,6 +163,12 @@ def test_usage_errors(args, said):
     assert p.returncode == 2 and said in p.stderr, p.stderr
 
 
+def test_bench_scan_refuses_a_history_without_its_changes():
+    p = run([str(ROOT / "bench" / "timing" / "bench-scan"), "--commits",
+             "12"], check=False)
+    assert p.returncode == 2 and "--commits N: N >= 13" in p.stderr
+
+
 def test_a_bad_range_and_a_missing_log_are_errors(tmp_path):
     repo = tmp_path / "repo"
     run(["git", "init", "-q", str(repo)])
