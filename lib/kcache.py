@@ -39,6 +39,7 @@ takes the images' lock without waiting and leaves the images alone while
 an image is made.
 """
 import argparse
+import errno
 import fcntl
 import glob
 import json
@@ -158,21 +159,31 @@ def entries(cache):
 class Pin:
     """Paths a running command needs: a file under kernels/pins/ that
     this process holds locked until close() or its end; trim evicts
-    nothing it names."""
+    nothing it names. In a cache this process cannot write (a read-only
+    one, as a nested machine mounts it), where nothing is evicted either,
+    a pin holds nothing and path is None."""
 
     def __init__(self, cache=None):
         d = os.path.join(cache or hostinfo.cache_dir(), "kernels", "pins")
-        os.makedirs(d, exist_ok=True)
         name = "%d-%d" % (os.getpid(), time.monotonic_ns())
         # locked before it has its name: trim takes an unlocked pin for
         # one whose command has ended
         hidden = os.path.join(d, "." + name)
-        self._f = open(hidden, "a")
+        self._f = self.path = None
+        try:
+            os.makedirs(d, exist_ok=True)
+            self._f = open(hidden, "a")
+        except OSError as e:
+            if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+                raise
+            return
         fcntl.flock(self._f, fcntl.LOCK_EX)
         self.path = os.path.join(d, name)
         os.rename(hidden, self.path)
 
     def add(self, *paths):
+        if not self._f:
+            return
         for p in paths:
             self._f.write(os.path.abspath(p) + "\n")
         self._f.flush()

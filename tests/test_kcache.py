@@ -5,6 +5,7 @@ ended is dropped; images wait while one is made; slim keeps what a kernel
 is run, profiled and given modules with. (tests/test_scan.py runs the
 bound on real kernels: a scan under a tiny limit, and an evicted kernel
 made again bit for bit.)"""
+import errno
 import fcntl
 import json
 import os
@@ -178,3 +179,23 @@ def test_a_finished_builds_size_is_measured_once(tmp_path):
     os.utime(d / "build.json", ns=(1, 1))
     record = (d / kcache.SIZE).stat().st_size
     assert [e.size for e in kcache.entries(str(tmp_path))] == [3 + record]
+
+
+def test_a_pin_in_a_cache_it_cannot_write_holds_nothing(
+        tmp_path, monkeypatch):
+    """A nested machine mounts the cache read-only: bench/run goes on,
+    with a pin that holds nothing (nothing is evicted there either)."""
+    def read_only(*a, **kw):
+        raise OSError(errno.EROFS, "Read-only file system")
+    monkeypatch.setattr(kcache.os, "makedirs", read_only)
+    with kcache.Pin(str(tmp_path)) as pin:
+        pin.add("/k/x")
+        assert pin.path is None
+    assert not (tmp_path / "kernels").exists()
+    monkeypatch.undo()
+
+    def other(*a, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(kcache.os, "makedirs", other)
+    with pytest.raises(OSError):                # any other trouble is said
+        kcache.Pin(str(tmp_path))

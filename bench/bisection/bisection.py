@@ -275,7 +275,7 @@ class Bisection:
 
     def run(self, cmd):
         env = dict(os.environ)
-        if self._pin:
+        if self._pin and self._pin.path:
             env[kcache.PIN_VAR] = self._pin.path
         p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
                              text=True, env=env)
