@@ -114,10 +114,11 @@ def test_scan_names_the_two_changes_resumes_and_replays(
     env = dict(CALIBRATED, JLBENCH_CACHE=cache)
     cmd = [SCAN, "--git", str(repo), "--range", "HEAD~%d..HEAD"
            % history.COMMITS, "--out", str(out), "--points", "5"] + SHORT
+    # a kernel made before the scan, outside its range: evictable (a
+    # build, not a benchmark: outside the CPU lock, as the next one)
+    outside = build(repo, "HEAD~%d" % (history.COMMITS + 1), env)
+    made = digests(outside)
     with cpu_lock():
-        # a kernel made before the scan, outside its range: evictable
-        outside = build(repo, "HEAD~%d" % (history.COMMITS + 1), env)
-        made = digests(outside)
         proc = subprocess.Popen(cmd, env=env, start_new_session=True,
                                 stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
@@ -149,9 +150,9 @@ def test_scan_names_the_two_changes_resumes_and_replays(
         assert "the same command resumes" in err, err
         before = steps(str(out))
         p = run(cmd, env=env)
-        # asked for again, the evicted kernel is made again, bit for bit
-        assert build(repo, "HEAD~%d" % (history.COMMITS + 1), env) == outside
-        assert digests(outside) == made
+    # asked for again, the evicted kernel is made again, bit for bit
+    assert build(repo, "HEAD~%d" % (history.COMMITS + 1), env) == outside
+    assert digests(outside) == made
     done = steps(str(out))
     assert [e["i"] for e in done[:len(before)]] == [e["i"] for e in before]
     assert len({e["i"] for e in done}) == len(done)      # none twice
