@@ -541,9 +541,11 @@ def floor_pct(metric, workload=workloads.DEFAULT):
                            "difference") or 0.0
 
 
-def add_step_options(ap):
+def add_step_options(ap, workload=None):
     """The options of how each step is built and run (bench/bisect's and
-    bench/scan's)."""
+    bench/scan's); workload: the --workload argument's (metavar, help)
+    when it takes more than one name (bench/scan's), checked by the
+    caller."""
     ap.add_argument("--on", default=variants.DEFAULT_ON, metavar="VARIANT",
                     help="the built-in variant under the patches "
                     "(default: %(default)s)")
@@ -563,11 +565,16 @@ def add_step_options(ap):
                     help="tbench seconds per run (default: bench/run's)")
     ap.add_argument("--clients", type=int, default=20,
                     help="tbench clients (default: 20)")
-    ap.add_argument("--workload", default=workloads.DEFAULT,
-                    choices=workloads.SUITE, metavar="NAME",
-                    help="what the guest runs (lib/workloads.py; default: "
-                    "%s): a change on another workload's path (%s)"
-                    % (workloads.DEFAULT, ", ".join(workloads.SUITE[1:])))
+    if workload:
+        ap.add_argument("--workload", default=workloads.DEFAULT,
+                        metavar=workload[0], help=workload[1])
+    else:
+        ap.add_argument("--workload", default=workloads.DEFAULT,
+                        choices=workloads.SUITE, metavar="NAME",
+                        help="what the guest runs (lib/workloads.py; "
+                        "default: %s): a change on another workload's path "
+                        "(%s)" % (workloads.DEFAULT,
+                                  ", ".join(workloads.SUITE[1:])))
     ap.add_argument("--loops", type=int, metavar="N",
                     help="--workload other than tbench: its fixed work per "
                     "run (default: its record's n)")

@@ -53,9 +53,7 @@ def parse(argv):
     ap = argparse.ArgumentParser(
         prog="bench/scan", description=__doc__.split("\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="\n".join(__doc__.split("\n")[2:]),
-        # --workload below takes the place of the step options' own
-        conflict_handler="resolve")
+        epilog="\n".join(__doc__.split("\n")[2:]))
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--git", metavar="REPO",
                      help="a kernel git repository")
@@ -72,13 +70,11 @@ def parse(argv):
                      "evenly (default: 5)")
     how.add_argument("--every", type=int, metavar="N",
                      help="sample every N-th commit from GOOD (1: all)")
-    bisection.add_step_options(ap)
-    ap.add_argument("--workload", default=workloads.DEFAULT,
-                    metavar="NAME[,NAME...]|suite",
-                    help="what the guest runs (lib/workloads.py; default: "
-                    "%s): one workload, several comma-separated, or %s: "
-                    "all of them (%s), each scanned in its own DIR/NAME/"
-                    % (workloads.DEFAULT, SUITE, ", ".join(workloads.SUITE)))
+    bisection.add_step_options(ap, workload=(
+        "NAME[,NAME...]|suite", "what the guest runs (lib/workloads.py; "
+        "default: %s): one workload, several comma-separated, or %s: all "
+        "of them (%s), each scanned in its own DIR/NAME/" % (
+            workloads.DEFAULT, SUITE, ", ".join(workloads.SUITE))))
     args = ap.parse_args(argv)
     if args.replay:
         return args
