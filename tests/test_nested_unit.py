@@ -178,9 +178,30 @@ def test_watch_kills_a_stalled_outer_machine(outer, tmp_path):
     assert float((job / "quiet_max_seconds").read_text()) >= 3
 
 
+def test_watch_kills_a_busy_machine_whose_heartbeat_stopped(outer, tmp_path):
+    """A machine that burns CPU while its outer init never beats (the
+    CI run whose machine spun for 25 minutes, writing nothing) is killed
+    within the bound too, as a stall, the reason saying how."""
+    argv, env = outer
+    job = tmp_path / "job"
+    p = subprocess.run(argv + ["--stall", "3", "--job", str(job), "true"],
+                       env=dict(env, OUTER_STANDIN="wedge"),
+                       capture_output=True, text=True)
+    assert p.returncode == STALLED, p.stderr
+    wall = int((job / "wall_seconds").read_text())
+    assert 3 <= wall <= 3 + 5, wall
+    reason = stall_of(p.returncode, job)
+    assert reason.startswith("no heartbeat for 3 s: the outer init did "
+                             "not beat while QEMU pid"), reason
+    assert "no heartbeat from the outer init" in reason and \
+        "vCPU: VM running, not halted" in reason, reason
+    assert float((job / "quiet_max_seconds").read_text()) < 3
+    assert float((job / "beat_max_seconds").read_text()) >= 3
+
+
 def test_watch_leaves_a_busy_machine_alone(outer, tmp_path):
     """A machine that burns CPU with a silent console for longer than the
-    bound runs to its end."""
+    bound, its outer init beating, runs to its end."""
     argv, env = outer
     job = tmp_path / "job"
     p = subprocess.run(argv + ["--stall", "2", "--job", str(job), "true"],
@@ -189,6 +210,7 @@ def test_watch_leaves_a_busy_machine_alone(outer, tmp_path):
     assert p.returncode == 0, p.stderr
     assert "stalled" not in p.stderr and not (job / "stall").exists()
     assert float((job / "quiet_max_seconds").read_text()) < 2
+    assert float((job / "beat_max_seconds").read_text()) < 2
 
 
 def test_a_stalled_machine_is_run_once_more(outer, tmp_path):
