@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import ROOT, run
-from test_nested_kvm import STALLED, run_machine, stall_of
+from test_nested_kvm import MACHINES, STALLED, run_machine, stall_of
 
 sys.path.insert(0, str(ROOT))
 from analysis.reporting import fmt, verdict  # noqa: E402
@@ -233,7 +233,7 @@ def test_a_stalled_machine_is_run_once_more(outer, tmp_path):
     starts = (tmp_path / "trace").read_text().splitlines()
     assert len(starts) == 2 and len(stalls) == 1 and len(said) == 1
     assert "stalled (no progress for 2 s" in said[0] and \
-        "retrying it once" in said[0]
+        "starting machine 2 of 3" in said[0]
 
 
 def fake_runner(ends):
@@ -247,19 +247,24 @@ def fake_runner(ends):
     return attempt, calls
 
 
-def test_retry_once_on_a_stall_then_success():
-    attempt, calls = fake_runner([(STALLED, "stall A"), (0, None)])
-    said = []
-    assert run_machine(attempt, said.append) == (0, "result 2", ["stall A"])
-    assert calls == [1, 2] and len(said) == 1 and "stall A" in said[0]
-
-
-def test_two_stalls_fail_naming_both():
-    attempt, calls = fake_runner([(STALLED, "stall A"), (STALLED, "stall B")])
+def test_retry_on_a_stall_then_success():
+    attempt, calls = fake_runner([(STALLED, "stall A"), (STALLED, "stall B"),
+                                  (0, None)])
     said = []
     assert run_machine(attempt, said.append) == \
-        (STALLED, "result 2", ["stall A", "stall B"])
-    assert calls == [1, 2] and len(said) == 1
+        (0, "result 3", ["stall A", "stall B"])
+    assert calls == [1, 2, 3] and len(said) == 2
+    assert "stall A" in said[0] and "machine 2 of 3" in said[0]
+
+
+def test_three_stalls_fail_naming_each():
+    ends = [(STALLED, "stall %d" % n) for n in range(1, MACHINES + 1)]
+    attempt, calls = fake_runner(ends + [(0, None)])
+    said = []
+    assert run_machine(attempt, said.append) == \
+        (STALLED, "result %d" % MACHINES, [s for _, s in ends])
+    assert calls == list(range(1, MACHINES + 1)) and \
+        len(said) == MACHINES - 1
 
 
 @pytest.mark.parametrize("status,stall", [
