@@ -18,6 +18,10 @@ SYS_MODULE = "/sys/module"
 # 37-53 s, so the bound there is longer.
 PROBE_SECONDS = 60
 NESTED_PROBE_SECONDS = 300
+# Inside an emulated machine a probe boot also fails by chance: its inner
+# kernel's boot-time timer check sometimes panics ("IO-APIC + timer
+# doesn't work!", docs/nested.md). There a failed probe boots once more.
+NESTED_PROBE_BOOTS = 2
 
 
 class AccelError(Exception):
@@ -47,6 +51,12 @@ def probe_bound(asked, nested):
     if nested:
         return NESTED_PROBE_SECONDS, "the host is emulated"
     return PROBE_SECONDS, "default"
+
+
+def probe_boots(nested):
+    """How many probe boots auto makes before it falls back: one, or
+    NESTED_PROBE_BOOTS when nested says the host is itself emulated."""
+    return NESTED_PROBE_BOOTS if nested else 1
 
 
 def kvm_kind(sys_module=SYS_MODULE):

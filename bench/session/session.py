@@ -250,16 +250,21 @@ def _choose_accel(args, log, builds, images, variants, qemu_bin, probe_log):
     """The accel.Decision of a new session (a KVM probe boot when asked)."""
     probe_build = builds.get(JUMP) or builds[variants[0]]
     probe_image = images.get(probe_build.variant) or images[variants[0]]
-    bound, why_bound = accel.probe_bound(args.probe_timeout,
-                                         hostinfo.nested())
+    nested = hostinfo.nested()
+    bound, why_bound = accel.probe_bound(args.probe_timeout, nested)
+    boots = accel.probe_boots(nested)
+
+    def boot(n):
+        log.info("probing KVM: booting %s for at most %.0f s (%s)%s"
+                 % (probe_build.variant, bound, why_bound,
+                    "" if n == 1 else ", boot %d of %d" % (n, boots)))
+        return probe_kvm(probe_build, probe_image, qemu_bin, probe_log,
+                         bound, args.append or "")
 
     def probe():
         if args.dry_run:
             return True, "not run (dry run)"
-        log.info("probing KVM: booting %s for at most %.0f s (%s)"
-                 % (probe_build.variant, bound, why_bound))
-        return probe_kvm(probe_build, probe_image, qemu_bin, probe_log,
-                         bound, args.append or "")
+        return probe_boots(boots, boot, probe_log)
 
     try:
         decision = accel.decide(args.accel, probe)
@@ -268,6 +273,32 @@ def _choose_accel(args, log, builds, images, variants, qemu_bin, probe_log):
     log.write("accelerator: %s (%s)" % (decision.mode, decision.reason),
               always=True)
     return decision
+
+
+def probe_boots(boots, boot, probe_log):
+    """(ok, detail) of up to BOOTS probe boots, boot(n) making boot n,
+    until one passes. The console of a failed boot followed by another
+    is kept beside probe_log as failed_probe_log(probe_log, n)."""
+    failed = []
+    for n in range(1, boots + 1):
+        ok, detail = boot(n)
+        if ok or n == boots:
+            break
+        failed.append("boot %d: %s" % (n, detail))
+        if os.path.exists(probe_log):
+            os.replace(probe_log, failed_probe_log(probe_log, n))
+    if ok:
+        return True, "; ".join([detail] + ["after a failed one (%s)" % f
+                                           for f in failed])
+    if failed:
+        detail = "; ".join(failed + ["boot %d: %s" % (boots, detail)])
+    return False, detail
+
+
+def failed_probe_log(probe_log, n):
+    """Where the console of failed probe boot n goes: BASE-N.log."""
+    base, ext = os.path.splitext(probe_log)
+    return "%s-%d%s" % (base, n, ext)
 
 
 def _plugin(args, mode, log):
@@ -358,8 +389,14 @@ def _create(args, meta, the_plan, builds, images, qemu_bin, probe_log, log):
         _new_dir(root, meta["git"]["short"]),
         meta["protocol"]["perf_events"], model=meta["model"],
         workload=schema.workload(meta))
+    # the probe's consoles (a move, not a rename: the temp dir may be on
+    # another filesystem)
+    for n in range(1, accel.NESTED_PROBE_BOOTS):
+        failed = failed_probe_log(probe_log, n)
+        if os.path.exists(failed):
+            shutil.move(failed, os.path.join(
+                resdir.raw, os.path.basename(failed)))
     if os.path.exists(probe_log):
-        # a move, not a rename: the temp dir may be on another filesystem
         shutil.move(probe_log, os.path.join(resdir.raw, "probe-kvm.log"))
     meta["host"] = hostinfo.host(qemu_bin)
     sites = {}
