@@ -64,7 +64,7 @@ def test_probe_boots_once_or_twice_on_an_emulated_host():
 
 
 def fake_boots(probe_log, ends):
-    """boot(n) for session.probe_boots playing ENDS, (ok, detail) each:
+    """boot(n) for session.run_probes playing ENDS, (ok, detail) each:
     the console says which boot wrote it."""
     def boot(n):
         with open(probe_log, "w") as f:
@@ -78,21 +78,21 @@ def test_a_failed_probe_boots_again_keeping_its_console(tmp_path):
     kernel's timer check panicked, seen in the nested test) boots again;
     the first console is kept beside the probe's as probe-kvm-1.log."""
     log = str(tmp_path / "probe-kvm.log")
-    ok, detail = session.probe_boots(2, fake_boots(log, [
+    ok, detail = session.run_probes(2, fake_boots(log, [
         (False, "panicked"), (True, "reached the agent")]), log)
     assert ok and detail == \
         "reached the agent; after a failed one (boot 1: panicked)"
     assert (tmp_path / "probe-kvm-1.log").read_text() == "boot 1\n"
     assert (tmp_path / "probe-kvm.log").read_text() == "boot 2\n"
-    ok, detail = session.probe_boots(2, fake_boots(log, [
+    ok, detail = session.run_probes(2, fake_boots(log, [
         (False, "panicked"), (False, "hung")]), log)
     assert not ok and detail == "boot 1: panicked; boot 2: hung"
 
 
 def test_one_probe_boot_elsewhere_says_why_as_before(tmp_path):
     log = str(tmp_path / "probe-kvm.log")
-    assert session.probe_boots(1, fake_boots(log, [(False, "hung")]),
-                               log) == (False, "hung")
+    assert session.run_probes(1, fake_boots(log, [(False, "hung")]),
+                              log) == (False, "hung")
     assert os.listdir(tmp_path) == ["probe-kvm.log"]
 
 

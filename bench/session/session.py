@@ -264,7 +264,7 @@ def _choose_accel(args, log, builds, images, variants, qemu_bin, probe_log):
     def probe():
         if args.dry_run:
             return True, "not run (dry run)"
-        return probe_boots(boots, boot, probe_log)
+        return run_probes(boots, boot, probe_log)
 
     try:
         decision = accel.decide(args.accel, probe)
@@ -275,7 +275,7 @@ def _choose_accel(args, log, builds, images, variants, qemu_bin, probe_log):
     return decision
 
 
-def probe_boots(boots, boot, probe_log):
+def run_probes(boots, boot, probe_log):
     """(ok, detail) of up to BOOTS probe boots, boot(n) making boot n,
     until one passes. The console of a failed boot followed by another
     is kept beside probe_log as failed_probe_log(probe_log, n)."""
