@@ -565,16 +565,12 @@ def add_step_options(ap, workload=None):
                     help="tbench seconds per run (default: bench/run's)")
     ap.add_argument("--clients", type=int, default=20,
                     help="tbench clients (default: 20)")
-    if workload:
-        ap.add_argument("--workload", default=workloads.DEFAULT,
-                        metavar=workload[0], help=workload[1])
-    else:
-        ap.add_argument("--workload", default=workloads.DEFAULT,
-                        choices=workloads.SUITE, metavar="NAME",
-                        help="what the guest runs (lib/workloads.py; "
-                        "default: %s): a change on another workload's path "
-                        "(%s)" % (workloads.DEFAULT,
-                                  ", ".join(workloads.SUITE[1:])))
+    metavar, text = workload or ("NAME", (
+        "what the guest runs (lib/workloads.py; default: %s): a change on "
+        "another workload's path (%s)" % (workloads.DEFAULT,
+                                          ", ".join(workloads.SUITE[1:]))))
+    ap.add_argument("--workload", default=workloads.DEFAULT, metavar=metavar,
+                    choices=None if workload else workloads.SUITE, help=text)
     ap.add_argument("--loops", type=int, metavar="N",
                     help="--workload other than tbench: its fixed work per "
                     "run (default: its record's n)")
