@@ -6,12 +6,13 @@
  *   1. mount devtmpfs on /dev, make sure fds 0-2 are the console
  *   2. arm the watchdog; mount proc, sysfs, tmpfs on /tmp
  *   3. read /proc/cmdline and parse the jlbench.* parameters
- *   4. bring up lo
+ *   4. seed the kernel's RNG from the run's seed; bring up lo
  *   5. run the mode: tbench (tbench_srv, wait for port 7003, optional
  *      perturbation spin, tbench under perf stat, parse), pipe (optional
  *      perturbation spin, perf bench sched pipe under perf stat, parse),
  *      run (optional perturbation spin, the host's command under perf
- *      stat, its exit status), selftest, shell
+ *      stat, its exit status), selftest, shell; a workload's output is
+ *      echoed and parsed after its window has closed
  *   6. print the result block, power off
  * Any failure prints status=error with a reason and powers off.
  */
@@ -26,9 +27,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -38,6 +39,8 @@
 #define PORT_WAIT_S 30
 #define EXIT_WAIT_S 30
 #define PERF_OUT "/tmp/perf.csv"
+/* What the workload prints, on tmpfs until its window has closed. */
+#define WORKLOAD_OUT "/tmp/workload.out"
 #define SRV_LOG "/tmp/tbench_srv.log"
 /* Watchdog slack beyond tbench's own deadline: port wait, exit waits,
  * stopping tbench_srv, printing the block. */
@@ -127,65 +130,31 @@ static int run_line(char *line, char *err)
 /* A workload's output handler: one line, without its newline. */
 typedef int (*line_fn)(char *line, char *err);
 
-/* pump: stream a workload's output (what: its name) to fn until EOF or
- * the deadline. */
-static int pump(int fd, double deadline, unsigned int limit,
-		const char *what, line_fn fn, char *err)
+/*
+ * replay: feed each line of the output file a workload wrote to fn, once
+ * the window has closed, so that nothing the harness prints reaches the
+ * console while the workload runs.
+ */
+static int replay(const char *path, line_fn fn, char *err)
 {
-	static char buf[8192];
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	size_t len = 0;
-	char *nl, *start;
-	double left;
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
 	ssize_t n;
-	int r;
+	int r = 0;
 
-	for (;;) {
-		left = deadline - uptime_s();
-		if (left <= 0) {
-			snprintf(err, JLB_ERR_LEN, "%s did not finish within "
-				 "%u s", what, limit);
-			return -1;
-		}
-		r = poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			snprintf(err, JLB_ERR_LEN, "poll: %s", strerror(errno));
-			return -1;
-		}
-		if (r == 0)
-			continue;
-		n = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(err, JLB_ERR_LEN, "read %s output: %s", what,
-				 strerror(errno));
-			return -1;
-		}
-		if (n == 0) {
-			buf[len] = '\0';
-			return len > 0 ? fn(buf, err) : 0;
-		}
-		len += (size_t)n;
-		buf[len] = '\0';
-		start = buf;
-		while ((nl = strchr(start, '\n')) != NULL) {
-			*nl = '\0';
-			if (fn(start, err) < 0)
-				return -1;
-			start = nl + 1;
-		}
-		len -= (size_t)(start - buf);
-		memmove(buf, start, len);
-		if (len == sizeof(buf) - 1) {	/* an endless line */
-			buf[len] = '\0';
-			if (fn(buf, err) < 0)
-				return -1;
-			len = 0;
-		}
+	if (!f) {
+		snprintf(err, JLB_ERR_LEN, "open %s: %s", path, strerror(errno));
+		return -1;
 	}
+	while (r == 0 && (n = getline(&line, &cap, f)) >= 0) {
+		if (n > 0 && line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		r = fn(line, err);
+	}
+	free(line);
+	fclose(f);
+	return r;
 }
 
 /* join: a comma list of n figures. */
@@ -233,49 +202,49 @@ struct frame {
 
 /*
  * measure: the perturbation spin, then argv between the window markers,
- * its output streamed to fn for at most limit s; what names the workload
- * in reasons, running says what runs. Any failure ends the run.
+ * its output into WORKLOAD_OUT and fed to fn once the window has closed;
+ * at most limit s. what names the workload in reasons, running says what
+ * runs. Inside the window the agent only waits. Any failure ends the run.
  */
 static void measure(const struct jlb_params *p, char *const argv[],
 		    const char *what, const char *running, unsigned int limit,
 		    line_fn fn, struct frame *f)
 {
-	char err[JLB_ERR_LEN];
-	double deadline;
-	int out[2];
+	char err[JLB_ERR_LEN], ignored[JLB_ERR_LEN];
+	int out, waited;
 	pid_t pid;
 
 	/* The seeded spin of jlbench.perturb (perturb.h). */
 	say("perturb: seed %u, %llu spin loops", (unsigned int)p->perturb,
 	    (unsigned long long)jlb_perturb_spin(p->perturb));
-	if (pipe2(out, O_CLOEXEC) < 0)
-		fail_now("pipe: %m");
+	out = open(WORKLOAD_OUT, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		   0644);
+	if (out < 0)
+		fail_now("open " WORKLOAD_OUT ": %m");
 	read_cpustat(&f->s0);
 	f->t0 = uptime_s();
-	deadline = f->t0 + limit;
 	say("running %s", running);
 	jlb_marker_start();
-	pid = spawn(argv, out[1], err);
+	pid = spawn(argv, out, err);
 	if (pid < 0) {
 		jlb_marker_end();
 		fail_now("%s", err);
 	}
-	if (close(out[1]) < 0)
-		fail_now("close pipe: %m");
-	if (pump(out[0], deadline, limit, what, fn, err) < 0) {
-		jlb_marker_end();
-		if (kill(-pid, SIGKILL) < 0 && errno != ESRCH)
-			say("kill %s: %s", what, strerror(errno));
-		fail_now("%s", err);
-	}
-	if (wait_exit(pid, EXIT_WAIT_S, &f->status, err) < 0) {
-		jlb_marker_end();
-		fail_now("%s: %s", what, err);
-	}
+	waited = wait_exit(pid, limit, &f->status, err);
 	jlb_marker_end();
 	f->t1 = uptime_s();
+	if (close(out) < 0)
+		fail_now("close " WORKLOAD_OUT ": %m");
+	if (waited < 0) {
+		if (kill(-pid, SIGKILL) < 0 && errno != ESRCH)
+			say("kill %s: %s", what, strerror(errno));
+		replay(WORKLOAD_OUT, fn, ignored);
+		fail_now("%s did not finish within %u s (%s)", what, limit,
+			 err);
+	}
 	read_cpustat(&f->s1);
-	close(out[0]);
+	if (replay(WORKLOAD_OUT, fn, err) < 0)
+		fail_now("%s", err);
 }
 
 /* report_stat: the stat.<field>_ticks deltas across the frame. */
@@ -535,6 +504,10 @@ int main(void)
 	} else {
 		watchdog_arm(300);
 	}
+	if (seed_rng(p.perturb, err) < 0)
+		fail_now("seeding the kernel's RNG: %s", err);
+	say("rng: the kernel's crng is ready: %d bits credited from seed %u",
+	    JLB_RNG_SEED_LEN * 8, (unsigned int)p.perturb);
 	if (loopback_up(err) < 0)
 		fail_now("%s", err);
 

@@ -7,6 +7,7 @@
 #define JLB_AGENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "cmdline.h"
@@ -38,6 +39,7 @@ void set_env_pad(unsigned int bytes);
 int wait_port(unsigned short port, double timeout_s, pid_t watch, char *err);
 int wait_exit(pid_t pid, double timeout_s, int *status, char *err);
 void describe_status(int status, const char *what, char *err);
+int seed_rng(uint32_t seed, char *err);
 void stop_child(pid_t pid, const char *what);
 void console_quiet(void);
 void power_off(void) __attribute__((noreturn));

@@ -4,17 +4,37 @@
  */
 #include "perturb.h"
 
+/* splitmix64: the next 64 bits of the stream whose state is *s;
+ * consecutive states give unrelated values. */
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 uint64_t jlb_perturb_loops(uint32_t seed)
 {
-	/* splitmix64: consecutive seeds give unrelated spin lengths. */
-	uint64_t z = (uint64_t)seed + 0x9e3779b97f4a7c15ULL;
+	uint64_t s = seed;
 
 	if (seed == 0)
 		return 0;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
-	return 1 + (z & ((1u << 20) - 1));
+	return 1 + (splitmix64(&s) & ((1u << 20) - 1));
+}
+
+void jlb_rng_seed(uint32_t seed, unsigned char out[JLB_RNG_SEED_LEN])
+{
+	/* A stream apart from the spin's: "jlbench!" in its state. */
+	uint64_t s = (uint64_t)seed ^ 0x6a6c62656e636821ULL, v = 0;
+	unsigned int i;
+
+	for (i = 0; i < JLB_RNG_SEED_LEN; i++) {
+		if (i % 8 == 0)
+			v = splitmix64(&s);
+		out[i] = (unsigned char)(v >> (8 * (i % 8)));
+	}
 }
 
 uint64_t jlb_perturb_spin(uint32_t seed)

@@ -6,11 +6,14 @@
  */
 #define _GNU_SOURCE
 #include "agent.h"
+#include "perturb.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/random.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,9 +21,11 @@
 #include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/reboot.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,27 +277,82 @@ void describe_status(int status, const char *what, char *err)
 			 status);
 }
 
+/*
+ * wait_exit: reap pid within timeout_s. It blocks on the process's pidfd,
+ * so that the agent does nothing while a workload runs (no wake-ups inside
+ * the window); without pidfds (before Linux 5.3) it looks every 10 ms.
+ */
 int wait_exit(pid_t pid, double timeout_s, int *status, char *err)
 {
-	double end = uptime_s() + timeout_s;
+	double left, end = uptime_s() + timeout_s;
+	struct pollfd pfd = { .events = POLLIN };
 	pid_t r;
 
+	pfd.fd = (int)syscall(SYS_pidfd_open, pid, 0);
 	for (;;) {
 		r = waitpid(pid, status, WNOHANG);
 		if (r == pid)
-			return 0;
+			break;
 		if (r < 0 && errno != EINTR) {
 			snprintf(err, JLB_ERR_LEN, "waitpid %d: %s", (int)pid,
 				 strerror(errno));
-			return -1;
+			break;
 		}
-		if (uptime_s() > end) {
+		left = end - uptime_s();
+		if (left < 0) {
 			snprintf(err, JLB_ERR_LEN, "pid %d did not exit within "
 				 "%.0f s", (int)pid, timeout_s);
-			return -1;
+			r = -1;
+			break;
 		}
-		sleep_ms(10);
+		if (pfd.fd >= 0)
+			poll(&pfd, 1, (int)(left * 1000) + 1);
+		else
+			sleep_ms(10);
 	}
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	return r == pid ? 0 : -1;
+}
+
+/*
+ * seed_rng: credit the kernel's RNG with the 256 bits jlb_rng_seed()
+ * derives from seed, so that its crng is ready, and check that it is. A
+ * guest without an entropy source (no RDRAND under TCG, no virtio-rng,
+ * few interrupts under icount) otherwise never initialises it, and every
+ * get_random_u32() extracts from the input pool with BLAKE2s.
+ */
+int seed_rng(uint32_t seed, char *err)
+{
+	struct {
+		struct rand_pool_info info;
+		unsigned char bytes[JLB_RNG_SEED_LEN];
+	} s;
+	char probe;
+	int fd, r;
+
+	s.info.entropy_count = JLB_RNG_SEED_LEN * 8;
+	s.info.buf_size = JLB_RNG_SEED_LEN;
+	jlb_rng_seed(seed, s.bytes);
+	fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, JLB_ERR_LEN, "open /dev/urandom: %s",
+			 strerror(errno));
+		return -1;
+	}
+	r = ioctl(fd, RNDADDENTROPY, &s);
+	if (r < 0)
+		snprintf(err, JLB_ERR_LEN, "RNDADDENTROPY: %s", strerror(errno));
+	close(fd);
+	if (r < 0)
+		return -1;
+	if (getrandom(&probe, 1, GRND_NONBLOCK) != 1) {
+		snprintf(err, JLB_ERR_LEN, "the kernel's RNG is not ready after "
+			 "%d bits were credited: %s", JLB_RNG_SEED_LEN * 8,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int wait_port(unsigned short port, double timeout_s, pid_t watch, char *err)

@@ -87,6 +87,7 @@ int main(int argc, char **argv)
 	test_kmsg();
 	test_module_options();
 	test_perturb();
+	test_rng_seed();
 	printf("test_parse: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }

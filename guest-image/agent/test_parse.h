@@ -34,5 +34,6 @@ void test_event_key(void);
 void test_cpustat(void);
 void test_kmsg(void);
 void test_perturb(void);
+void test_rng_seed(void);
 
 #endif
