@@ -17,6 +17,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from lib import hostinfo  # noqa: E402
 PYTHON = "/usr/bin/python3"
+# The suite run behind the committed REPORT.md (`./run_all.sh --workload
+# suite`): tbench at its top, every other workload under suite/<workload>/.
+SUITE_RUN = ROOT / "results" / "20261206T082056Z-7ade8bb"
 # Synthetic results dirs are analysed against a fixed calibration, not the
 # committed study's (analysis/stats/calibrate.py path()), which a new study
 # moves.

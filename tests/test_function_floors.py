@@ -12,16 +12,14 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, SUITE_RUN
 
 sys.path.insert(0, str(ROOT))
 from analysis.comparison import profile  # noqa: E402
 from analysis.results.load import Results  # noqa: E402
 from lib import workloads  # noqa: E402
 
-# The suite run behind the committed REPORT.md: tbench at its top, every
-# other workload under suite/<workload>/.
-SUITE = ROOT / "results" / "20261206T082056Z-7ade8bb"
+SUITE = SUITE_RUN
 BASE, TWIN = "atomic-read", "atomic-read.aa"
 
 
