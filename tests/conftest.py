@@ -19,7 +19,7 @@ from lib import hostinfo  # noqa: E402
 PYTHON = "/usr/bin/python3"
 # The suite run behind the committed REPORT.md (`./run_all.sh --workload
 # suite`): tbench at its top, every other workload under suite/<workload>/.
-SUITE_RUN = ROOT / "results" / "20261206T082056Z-7ade8bb"
+SUITE_RUN = ROOT / "results" / "20261206T223428Z-7bf1103"
 # Synthetic results dirs are analysed against a fixed calibration, not the
 # committed study's (analysis/stats/calibrate.py path()), which a new study
 # moves.

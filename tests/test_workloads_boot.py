@@ -2,7 +2,9 @@
 a smoke kernel under icount, briefly (about 0.3 s of guest time each), and
 a repeat with the same seed gives the same bits: two bench/run sessions
 of each at once, their figures compared (tbench and pipe have tests of
-their own).
+their own). The guest's crng is seeded before the window, and the window
+holds the workload's own path (analysis/comparison/composition.py's
+audit: no RNG extraction, tty or printk above its bound).
 
 Kernels and image come from conftest's smoke fixtures; the test holds
 /tmp/jlbench-cpu.lock while it boots.
@@ -15,6 +17,7 @@ import pytest
 
 from conftest import ROOT, cpu_lock
 
+from analysis.comparison import composition
 from lib import workloads
 
 pytestmark = pytest.mark.integration
@@ -45,8 +48,9 @@ def _row(out):
     d = (out / "dir").read_text().strip()
     with open(os.path.join(d, "runs.csv"), newline="") as f:
         (r,) = list(csv.DictReader(f))
-    log = open(os.path.join(d, "raw", "001-jump-label-try1.log")).read()
-    return r, log
+    base = os.path.join(d, "raw", "001-jump-label-try1")
+    log = open(base + ".log").read()
+    return r, log, composition.of_profile(base + ".profile.gz")
 
 
 def test_every_workload_runs_and_repeats_bit_for_bit(
@@ -64,11 +68,16 @@ def test_every_workload_runs_and_repeats_bit_for_bit(
                         w.name, p.returncode, text[-600:]))
             if failed:
                 continue
-            (a, log), (b, _) = [_row(o) for o in outs]
+            (a, log, window), (b, _, _) = [_row(o) for o in outs]
             assert a["status"] == "ok", (w.name, a["reason"])
             assert int(a["ops"]) == workloads.ops(w, _n(w))
             assert float(a["workload_s"]) > 0 and int(a["kernel_insns"]) > 0
             assert "jlbench: %s: " % w.name in log and w.expect in log
+            ready = log.find("jlbench: rng: the kernel's crng is ready")
+            assert 0 < ready < log.find("jlbench: running "), w.name
+            over = {f: s[1] for f, s in window.families.items()
+                    if s[1] > composition.LIMIT_PCT}
+            assert not over, (w.name, over)
             assert "jlbench.run=%s" % ",".join(
                 workloads.words(w, _n(w))) in log
             diff = {k: (a[k], b[k]) for k in EXACT if a[k] != b[k]}
