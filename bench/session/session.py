@@ -80,6 +80,8 @@ def _sites(builds, variants, resdir):
                 builds[v].dir, os.path.join(dest, v + ".txt"))
     except counts.PluginError as e:
         raise Fail(str(e))
+    # the files name their build dir: portable paths, on --resume too
+    provenance.portable_sites(resdir.path)
     return paths, sizes
 
 
