@@ -107,9 +107,10 @@ def first_window(res, label):
     FormatError when it has none."""
     tries = profiled_tries(res, label)
     if not tries:
-        raise FormatError(pf.RAW_EXT.join((
-            "%s has no profiled ok try of label %r (" % (res.path, label),
-            "): run it in icount mode with the branch-count plugin")))
+        raise FormatError(
+            "%s has no profiled ok try of label %r (raw/*%s): run it in "
+            "icount mode with the branch-count plugin"
+            % (res.path, label, pf.RAW_EXT))
     row, path = tries[0]
     return of_profile(path)._replace(ops=int(row["ops"]))
 
