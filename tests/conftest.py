@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import types
 
 import pytest
@@ -149,15 +150,50 @@ class cpu_lock:
         self.cores = cores
 
     def __enter__(self):
+        asked = time.time()
         with open(CPU_LOCK + ".turn", "a") as turn:
             fcntl.flock(turn, fcntl.LOCK_EX)
             self.f = open(CPU_LOCK, "a")
             fcntl.flock(self.f, fcntl.LOCK_EX if self.cores == 2
                         else fcntl.LOCK_SH)
+        self.got, self.wait = time.time(), time.time() - asked
+        self.cpu = _children_cpu()
         return self
 
     def __exit__(self, *exc):
         self.f.close()
+        timeline(event="lock", cores=self.cores, start=self.got,
+                 end=time.time(), wait=self.wait,
+                 cpu=_children_cpu() - self.cpu)
+
+
+# $JLBENCH_TEST_TIMELINE (bench/timing/bench-suite sets it): a file that
+# gets a JSON line per test (its worker, start and end) and per cpu_lock
+# held (its cores, the wait for it, and the CPU seconds the commands it
+# covered used), for bench-suite's account of where the minutes went.
+TIMELINE = os.environ.get("JLBENCH_TEST_TIMELINE")
+
+
+def _children_cpu():
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def timeline(**entry):
+    if TIMELINE:
+        entry.setdefault("test", os.environ.get(
+            "PYTEST_CURRENT_TEST", "").split(" ")[0])
+        entry["worker"] = os.environ.get("PYTEST_XDIST_WORKER", "")
+        with open(TIMELINE, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    start = time.time()
+    yield
+    timeline(event="test", test=item.nodeid, start=start, end=time.time(),
+             integration=bool(item.get_closest_marker("integration")))
 
 
 def build_kernels(args):

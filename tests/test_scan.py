@@ -1,5 +1,5 @@
 """bench/scan's known answer on a real git history (smoke kernels, git
-trees built incrementally, icount runs of tbench): the 20 commits of
+trees built incrementally, icount runs of tbench): the first 13 commits of
 tests/fixtures/bisect/history.py after its good end, of which one makes
 tbench's path slower, one faster and one changes it below the floor; the
 scan, given only the range, names exactly the two, each with its sign and
@@ -38,6 +38,12 @@ import history  # noqa: E402
 
 SCAN = str(ROOT / "bench" / "scan")
 SHORT = ["--config", "smoke", "--seconds", "2", "--clients", "2"]
+# The range is the history's good end to its improvement (commits 0-13),
+# sampled every 6th commit and the end: 0, 6, 12, 13. The first interval
+# holds only the small change, the second the regression (bisected in
+# two steps, 9 and 7), the last the improvement alone: six steps of 36
+# runs, where --points 5 over all 20 commits measured nine.
+EVERY = 6
 
 
 def repository():
@@ -112,8 +118,9 @@ def test_scan_names_the_two_changes_resumes_and_replays(
     out = tmp_path / "scan"
     cache = str(private_cache("scan"))
     env = dict(CALIBRATED, JLBENCH_CACHE=cache)
-    cmd = [SCAN, "--git", str(repo), "--range", "HEAD~%d..HEAD"
-           % history.COMMITS, "--out", str(out), "--points", "5"] + SHORT
+    cmd = [SCAN, "--git", str(repo), "--range", "HEAD~%d..HEAD~%d" % (
+        history.COMMITS, history.COMMITS - history.IMPROVEMENT),
+        "--out", str(out), "--every", str(EVERY)] + SHORT
     # a kernel made before the scan, outside its range: evictable (a
     # build, not a benchmark: outside the CPU lock, as the next one)
     outside = build(repo, "HEAD~%d" % (history.COMMITS + 1), env)
@@ -176,12 +183,12 @@ def test_scan_names_the_two_changes_resumes_and_replays(
         name = f["top_functions"][0][0]
         assert name == ("tcp_sendmsg" if c["pct_change"] > 0
                         else "tcp_recvmsg"), f
-    assert end["measured"] == len(done) < history.COMMITS + 1
+    assert end["measured"] == len(done) == 6
     # the small change (one increment per receive) in the first sampled
     # interval: resolved by the runs, within the floor, so no finding
     (small,) = [e for e in entries if e["event"] == "decision" and
-                e["against"] == 0 and e["i"] == 5]
-    assert history.BELOW_AT < 5 < history.REGRESSION
+                e["against"] == 0 and e["i"] == EVERY]
+    assert history.BELOW_AT <= EVERY < history.REGRESSION
     assert small["decision"] == "good" and 0 < small["vs"]["pct_ci_lo"] \
         and small["vs"]["pct_ci_hi"] < entries[0]["floor_pct"], small
     assert (out / "report.md").read_text() == p.stdout
