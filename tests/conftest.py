@@ -43,6 +43,7 @@ os.environ.setdefault("JLBENCH_FUNCTION_FLOORS", str(
 # of their own, beside all of these).
 FIRST = ("test_scan", "test_bisect", "test_profile", "test_reproduce",
          "test_bench_slurm_boot", "test_bench_parallel_boot",
+         "test_workloads_known", "test_workloads_boot",
          "test_source_boot", "test_guest_image_boot",
          "test_bench_integration", "test_module_boot",
          "test_model_validation", "test_bench_pipe_boot", "test_s390x_boot",

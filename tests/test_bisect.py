@@ -27,7 +27,7 @@ def test_ab_of_a_user_patch_through_run_all_and_its_reproduce(
     recorded = ab.results / "provenance" / "variants" / "loop"
     assert (recorded / "patches" / ab.patch.name).read_bytes() == \
         ab.patch.read_bytes()
-    with cpu_lock():
+    with cpu_lock(cores=1):     # cached kernels, one guest
         p = subprocess.run([str(ab.results / "reproduce.sh"), "--clone",
                             str(ROOT), "--work", str(tmp_path / "work")],
                            capture_output=True, text=True, check=False)

@@ -38,7 +38,8 @@ def test_reproduce_sh_gives_the_same_bits_from_a_clean_clone(
         cache_dir, tmp_path):
     builds = tmp_path / "builds.tsv"
     image = tmp_path / "image.path"
-    with cpu_lock():
+    # one CPU: the kernel and image are cached, the run boots one guest
+    with cpu_lock(cores=1):
         run([str(ROOT / "kernel-variants" / "build"), "--config", "smoke",
              "--variant", "jump-label", "--out", str(builds)])
         run([str(ROOT / "guest-image" / "build"), "--builds", str(builds),
@@ -64,7 +65,10 @@ def test_reproduce_sh_gives_the_same_bits_from_a_clean_clone(
         env["CCACHE_DIR"] = str(tmp_path / "ccache")
     else:
         env.setdefault("CCACHE_DIR", str(cache_dir / "ccache"))
-    with cpu_lock():
+    # one CPU: most of it is the tarball's single-threaded xz, one guest
+    # and a make whose objects ccache returns (a timeline of the suite:
+    # 0.92 CPUs busy under the lock held alone)
+    with cpu_lock(cores=1):
         p = subprocess.run([str(committed / "reproduce.sh"), "--work",
                             str(tmp_path / "work")], env=env,
                            capture_output=True, text=True, check=False,
