@@ -52,7 +52,7 @@ def distribution(st):
                      "what moves with the mode (low vs high mode)"],
                     rows, "lrrrll"), ""]
     text.append(
-        "One value per perturbation seed (`plots/seeds.svg` draws them). "
+        "One value per perturbation seed (`plots/img/seeds.svg` draws them). "
         "Two modes: the largest gap between sorted values is more than "
         "%g times the spread inside either side, each side holding %d%% "
         "of the seeds or more. AUC: how cleanly a figure of the same runs "

@@ -1,7 +1,7 @@
 """Where a difference comes from, shown: the per-function table of a Diff
 (analysis/comparison/profile.py) for analysis/profile-diff, and REPORT.md's
 section "Where the difference comes from" (each kernel against the baseline,
-with plots/profile.svg)."""
+with plots/img/profile.svg)."""
 import os
 
 from analysis.reporting import fmt as F

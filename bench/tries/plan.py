@@ -44,7 +44,8 @@ PROFILES = {
 # Wall seconds of one try: BOOT + RATIO * tbench seconds, times PLUGIN_FACTOR
 # with the branch-count plugin (measured here, see bench/README.md).
 # icount: smoke kernel, 20 clients: 15 s -> 47 s, 30 s -> 78 s wall with the
-# plugin, 47 s at 15 s without. tcg: DESIGN.md's 41 s per 30 s MTTCG run.
+# plugin, 47 s at 15 s without. tcg: 41 s per 30 s MTTCG run (measured
+# when the project began, before bench/run).
 # kvm: not measurable here; boot ~1 s plus tbench's start-up.
 # With --model, a further MODEL_FACTOR: bench/plugin/bench-cost measured
 # 3.87x the plugin's wall time (tbench, smoke kernel); full-kernel tries
