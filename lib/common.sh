@@ -79,6 +79,6 @@ usage_header() {
 
 # usage_error MESSAGE...: report a bad command line and exit 2.
 usage_error() {
-	log "error: $* (see $(basename "$0") --help)"
+	log "error: $* (see $(realpath --relative-to="$JLBENCH_ROOT" "$0") --help)"
 	exit 2
 }

@@ -53,7 +53,7 @@ if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
 
-from lib import ROOT, hostinfo  # noqa: E402
+from lib import ROOT, cli, hostinfo  # noqa: E402
 
 LIMIT_VAR = "JLBENCH_CACHE_LIMIT"
 DEFAULT_LIMIT = "20G"
@@ -342,7 +342,7 @@ def slim(build):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(
+    ap = cli.Parser(
         prog="lib/kcache.py", description=__doc__.split("\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="\n".join(__doc__.split("\n")[2:]))
@@ -384,14 +384,15 @@ def main(argv):
         return 0
     all_entries = entries(cache)
     pins, results = pinned(cache), named_by_results()
-    for e in all_entries:
-        print("%s\t%s\t%s\t%s\t%s" % (
-            time.strftime("%Y-%m-%d %H:%M", time.localtime(e.used)),
-            human(e.size), e.kind, os.path.basename(e.path),
-            why_kept(e, pins, results, set()) or "evictable"))
-    print("%s in %d entries; limit %s (%s)" % (
+    rows = ["%s\t%s\t%s\t%s\t%s\n" % (
+        time.strftime("%Y-%m-%d %H:%M", time.localtime(e.used)),
+        human(e.size), e.kind, os.path.basename(e.path),
+        why_kept(e, pins, results, set()) or "evictable")
+        for e in all_entries]
+    rows.append("%s in %d entries; limit %s (%s)\n" % (
         human(sum(e.size for e in all_entries)), len(all_entries),
         human(bound) if bound else "none", LIMIT_VAR))
+    cli.safe_write(sys.stdout, "".join(rows))
     return 0
 
 

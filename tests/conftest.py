@@ -32,22 +32,24 @@ os.environ.setdefault("JLBENCH_FUNCTION_FLOORS", str(
 
 
 # The modules tests/run starts first (docs/testing.md, "How the suite
-# runs"): those that build kernels or boot two guests at once, longest
-# first (while one worker holds both CPUs the other waits); then those
-# that boot one guest at a time, two workers side by side. The longest of
-# these, test_nested_kvm (a minute and a half of one guest), comes after
-# every module that needs both CPUs or the lock alone (bench-boot, in
-# test_guest_image_boot), so that the other worker's one-guest modules
-# run beside it instead of waiting for it. Other integration modules
-# follow, then the unit tests (which tests/run's default runs in a pytest
-# of their own, beside all of these).
-FIRST = ("test_scan", "test_bisect", "test_profile", "test_reproduce",
-         "test_bench_slurm_boot", "test_bench_parallel_boot",
+# runs"), in this order; other integration modules follow, then the unit
+# tests (which tests/run's default runs in a pytest of their own, beside
+# all of these). First the two longest, which hold both CPUs: the scan
+# and the A/B (its reproduce.sh waits for the scan). Then the two longest
+# that boot one guest, side by side: the nested machine (about three
+# minutes of one guest) and reproduce.sh from an empty cache. The rest
+# after them: a module that needs both CPUs waits while one-guest modules
+# hold the lock, and the nested machine last left one CPU idle for most
+# of two minutes at the suite's end (bench/timing/bench-suite's timeline
+# at 4f2b083). tests/test_suite_order.py keeps every module that holds
+# both CPUs in this list.
+FIRST = ("test_scan", "test_bisect", "test_nested_kvm", "test_reproduce",
+         "test_profile", "test_bench_slurm_boot", "test_bench_parallel_boot",
          "test_workloads_known", "test_workloads_boot",
          "test_source_boot", "test_guest_image_boot",
          "test_bench_integration", "test_module_boot",
          "test_model_validation", "test_bench_pipe_boot", "test_s390x_boot",
-         "test_nested_kvm", "test_plugin_boot", "test_plugin_crosscheck")
+         "test_plugin_boot", "test_plugin_crosscheck")
 
 
 def pytest_configure(config):

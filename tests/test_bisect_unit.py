@@ -451,7 +451,8 @@ def test_cli_usage_errors(tmp_path, monkeypatch, args, says):
     monkeypatch.chdir(tmp_path)
     code, _, err = cli(args)
     assert code == 2, err
-    assert says in err and err.startswith("usage: bench/bisect")
+    assert says in err and err.startswith("bench/bisect: error: ") and \
+        len(err.splitlines()) == 1, err
     assert not (tmp_path / "O").exists()
 
 

@@ -125,6 +125,8 @@ def shown_commands(text, commands):
             cmd, rest = clean(words[0]), [clean(w) for w in words[1:]]
             words = []
             if cmd == "jlbench" and rest and rest[0].islower():
+                if rest[0] in ("help", "commands"):
+                    break
                 door = front_door()
                 if rest[0] not in door:
                     yield "jlbench " + rest[0], "", []

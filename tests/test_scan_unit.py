@@ -219,7 +219,9 @@ def test_a_change_on_one_workload_is_found_on_that_one_only(
     err = capsys.readouterr().err
     assert "scan: pipe: step 1 of at most" in err and \
         "scan: fault: step 1 of at most" in err
-    assert bisection.PROGRAM["name"] == "scan"
+    # and in each workload's own log of them
+    assert "scan: pipe: step 1 of at most" in \
+        (tmp_path / "pipe" / bisection.MESSAGES).read_text()
     report = scanmain.text(parts)
     section = report.split("## c07 subject 7\n")[1].split("## ")[0]
     assert "on pipe at commit c07 subject 7" in section and \

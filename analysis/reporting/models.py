@@ -12,11 +12,10 @@ from lib import model
 
 
 def _gain_cell(g):
+    """fmt.pct_ci of a (change, lo, hi) triple."""
     if g is None:
         return "n/a"
-    if g[1] is None or g[2] is None:
-        return "%+.2f%% [CI n/a]" % g[0]
-    return "%+.2f%% [%+.2f, %+.2f]" % g
+    return F.pct_ci(dict(zip(("pct_change", "pct_ci_lo", "pct_ci_hi"), g)))
 
 
 def _band_table(res, got):
@@ -263,8 +262,7 @@ def _changes(table, got, figs):
             overlap += bool(o)
             cells.append("n/a" if f is None else F.pct_ci(f.change)
                          + (" overlaps" if o else ""))
-        rows.append(["%s: %+.2f%% [%+.2f, %+.2f]" % ((counter,) + p), here]
-                    + cells)
+        rows.append(["%s: %s" % (counter, _gain_cell(p)), here] + cells)
     return F.table(["published: JUMP_LABEL on vs off [95% CI]", "here"]
                    + ["`%s` (run %s)" % (w, r) for w, r, _, _, _ in got],
                    rows, "ll" + "r" * len(got)), have, overlap

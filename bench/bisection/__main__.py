@@ -29,13 +29,16 @@ Exit codes: 0 an answer (a first bad candidate, or no change); 1 a step
 failed or the replay disagrees with the log; 2 usage error.
 """
 import argparse
+import os
 import sys
 
+from analysis.reporting import fmt
 from bench.bisection import bisection
+from lib import cli
 
 
 def parse(argv):
-    ap = argparse.ArgumentParser(
+    ap = cli.Parser(
         prog="bench/bisect", description=__doc__.split("\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="\n".join(__doc__.split("\n")[2:]))
@@ -71,38 +74,42 @@ def parse(argv):
     return args
 
 
-def say(end):
-    print(end["message"])
+def answer(end):
+    """The answer's text."""
+    out = [end["message"]]
     if end.get("vs_parent"):
         c = end["vs_parent"]
-        print("against its parent: %+.3f%% [%+.3f, %+.3f] (%d seeds)" % (
-            c["pct_change"], c["pct_ci_lo"], c["pct_ci_hi"], c["n"]))
+        out.append("against its parent: %s (%d seeds)"
+                   % (fmt.pct_ci(c, 3), c["n"]))
     if end.get("top_functions"):
-        print("most changed functions against the good end: %s"
-              % bisection.top_text(end["top_functions"]))
+        out.append("most changed functions against the good end: %s"
+                   % bisection.top_text(end["top_functions"]))
     if end.get("skipped"):
-        print("untestable, skipped: %s" % ", ".join(
+        out.append("untestable, skipped: %s" % ", ".join(
             str(i) for i in end["skipped"]))
-    for name, res in sorted(end["results"].items()):
-        print("  %-20s %s" % (name, res or "(not run)"))
+    out += ["  %-20s %s" % (name, res or "(not run)")
+            for name, res in sorted(end["results"].items())]
+    return "\n".join(out) + "\n"
 
 
 def main(argv):
     args = parse(argv)
-    bisection.catch_ctrl_c()
+    cli.catch_ctrl_c()
+    say = bisection.Say("bisect", args.out and os.path.join(
+        os.path.abspath(args.out), bisection.MESSAGES))
     try:
         if args.replay:
             end, logged = bisection.replay(args.replay)
-            say(end)
-            keys = ("first_bad", "skipped")
             if logged is None:
-                print("the log has no end: the bisection was interrupted")
-                return 1
-            if any(end[k] != logged[k] for k in keys):
-                print("replay DISAGREES with the log: %s" % logged["message"])
-                return 1
-            print("replay agrees with the log")
-            return 0
+                verdict = "the log has no end: the bisection was interrupted"
+            elif any(end[k] != logged[k] for k in ("first_bad", "skipped")):
+                verdict = "replay DISAGREES with the log: %s" \
+                    % logged["message"]
+            else:
+                verdict = "replay agrees with the log"
+            cli.safe_write(sys.stdout, answer(end) + verdict + "\n")
+            return cli.OK if verdict.startswith("replay agrees") \
+                else cli.FAILED
         if args.series:
             source = bisection.Series(
                 args.series, args.on, int(args.good or 0),
@@ -110,16 +117,16 @@ def main(argv):
         else:
             source = bisection.GitRange(args.git, args.good, args.bad,
                                         args.on)
-        opts = bisection.step_options(args)
+        opts = bisection.step_options(args, say)
         end = bisection.Bisection(args.out, source, opts).bisect()
     except bisection.Stop as e:
-        print("bisect: %s" % e, file=sys.stderr)
-        return 1
+        say(str(e))
+        return cli.FAILED
     except (KeyboardInterrupt, bisection.Interrupted):
-        print("bisect: %s" % bisection.INTERRUPTED, file=sys.stderr)
-        return 130
-    say(end)
-    return 0
+        say(bisection.INTERRUPTED)
+        return cli.INTERRUPTED
+    cli.safe_write(sys.stdout, answer(end))
+    return cli.OK
 
 
 sys.exit(main(sys.argv[1:]))

@@ -33,8 +33,9 @@ import time
 
 from analysis.stats import calibrate, stats
 from analysis.comparison import profile as fprofile
+from analysis.reporting import fmt
 from analysis.results.load import Results, per_run
-from lib import kcache, variants, workloads
+from lib import cli, kcache, variants, workloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -59,20 +60,26 @@ INTERRUPTED = ("interrupted: the same command resumes (steps in the log "
 RUN_INTERRUPTED = 130
 
 
-def catch_ctrl_c():
-    """Make Ctrl-C a KeyboardInterrupt here whatever the parent set (a
-    process started in the background, or by pytest-xdist, inherits
-    SIGINT ignored); bench/run sets a handler of its own likewise."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+class Say:
+    """A bisection's or scan's progress lines, `TIME PROGRAM: message`:
+    on stderr, and in its dir's own log (DIR/messages.txt) once it has a
+    dir, so that a line a closed stderr lost (a `| tee` that Ctrl-C
+    killed first) is kept there. A closed stderr is no error of the
+    command's own."""
+
+    def __init__(self, program, path=None):
+        self.program, self.path = program, path
+
+    def __call__(self, msg):
+        line = "%s %s: %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S"),
+                                self.program, msg)
+        if self.path and os.path.isdir(os.path.dirname(self.path)):
+            with open(self.path, "a") as f:
+                f.write(line)
+        cli.safe_write(sys.stderr, line)
 
 
-# The command whose progress lines log() writes (bench/scan sets "scan").
-PROGRAM = {"name": "bisect"}
-
-
-def log(msg):
-    print("%s %s: %s" % (time.strftime("%Y-%m-%d %H:%M:%S"),
-                         PROGRAM["name"], msg), file=sys.stderr, flush=True)
+MESSAGES = "messages.txt"
 
 
 class Series:
@@ -221,9 +228,11 @@ class Bisection:
     """One bisection in a dir: the log, the steps, the answer."""
     LOG = LOG
     WHAT = "bisection"
+    WHAT_SAYS = "bisect"        # the program its progress lines name
 
     def __init__(self, out, source, opts):
         self.out, self.source, self.opts = os.path.abspath(out), source, opts
+        self.say = Say(self.WHAT_SAYS, os.path.join(self.out, MESSAGES))
         self.cands = source.candidates()
         self.done = {}
         self.t0 = time.time()
@@ -243,7 +252,8 @@ class Bisection:
             for e in old:
                 if e["event"] == "step":
                     self.done[e["i"]] = e
-            log("resuming %s: %d steps logged" % (self.path, len(self.done)))
+            self.say("resuming %s: %d steps logged"
+                     % (self.path, len(self.done)))
         else:
             self.write(header)
 
@@ -325,8 +335,8 @@ class Bisection:
                "--initramfs", image, "--quiet", "--out", res_path]
         partial = interrupted(root)
         if partial:
-            log("%s: finishing the runs of its interrupted results dir %s"
-                % (name, os.path.relpath(partial, self.out)))
+            self.say("%s: finishing the runs of its interrupted results "
+                     "dir %s" % (name, os.path.relpath(partial, self.out)))
             cmd += ["--resume", partial]
         else:
             cmd += ["--accel", "icount", "--no-aa", "--boots",
@@ -352,7 +362,7 @@ class Bisection:
         if i > 0 and self.done.get(0, {}).get("results"):
             entry["top_functions"] = top_functions(
                 os.path.join(self.out, self.done[0]["results"]), resdir)
-            say_top(name, entry["top_functions"])
+            say_top(self.say, name, entry["top_functions"])
         return entry
 
     def test(self, i):
@@ -366,7 +376,7 @@ class Bisection:
                 left = self.planned() - len(self.done)
                 eta = ", ETA %ds" % (max(left, 1) * (t - self.t0)
                                      / self.tested)
-            log("step %d of at most %d: %s (%s)%s" % (
+            self.say("step %d of at most %d: %s (%s)%s" % (
                 len(self.done) + 1, self.planned(), name, rev, eta))
             entry = self.measure(i)
             if entry.get("decision") == "skip" and i in (
@@ -378,7 +388,7 @@ class Bisection:
             self.done[i] = entry
             self.write(entry)
             if entry.get("decision") == "skip":
-                log("%s: untestable (%s), skipped" % (name, entry["why"]))
+                self.say("%s: untestable (%s), skipped" % (name, entry["why"]))
         entry = self.done[i]
         if entry.get("decision") == "skip":
             return None
@@ -394,10 +404,9 @@ class Bisection:
         e.update(decision=decision, vs_good=comp)
         self.write({"event": "decision", "i": i, "decision": decision,
                     "vs_good": comp})
-        log("%s (%s): %s %+.3f%% [%+.3f, %+.3f] vs the good end: %s" % (
+        self.say("%s (%s): %s %s vs the good end: %s" % (
             e["variant"], e["revision"], self.opts["metric"],
-            comp["pct_change"], comp["pct_ci_lo"], comp["pct_ci_hi"],
-            decision))
+            fmt.pct_ci(comp, 3), decision))
 
     def bisect(self):
         n = len(self.cands)
@@ -445,9 +454,9 @@ def top_text(top):
         for name, diff, _, _, share in top)
 
 
-def say_top(name, top):
+def say_top(say, name, top):
     if top:
-        log("%s: most changed functions against the good end: %s"
+        say("%s: most changed functions against the good end: %s"
             % (name, top_text(top)))
 
 
@@ -590,12 +599,12 @@ def check_step_options(ap, args):
                  "than tbench")
 
 
-def step_options(args):
+def step_options(args, say):
     """The opts of a Bisection (or Scan) from the step options, with the
-    metric's calibrated floor (a warning when there is none)."""
+    metric's calibrated floor (say() warns when there is none)."""
     floor = floor_pct(args.metric, args.workload)
     if not floor:
-        log("warning: no calibrated floor for %s on %s (analysis/"
+        say("warning: no calibrated floor for %s on %s (analysis/"
             "calibration.json, analysis/floors.json): every change the "
             "median rule resolves counts" % (args.metric, args.workload))
     opts = {"metric": args.metric, "seeds": args.seeds, "seed": args.seed,

@@ -33,6 +33,7 @@ import os
 import time
 
 from analysis.comparison import pathkeys
+from analysis.reporting import fmt
 from analysis.results.load import Results
 from bench.bisection import bisection
 from bench.bisection.bisection import (Bisection, decide, decider,
@@ -61,6 +62,7 @@ class Scan(Bisection):
     """One scan in a dir: its log, its steps, its findings."""
     LOG = LOG
     WHAT = "scan"
+    WHAT_SAYS = "scan"
 
     def __init__(self, out, source, opts):
         self.sampled = sample(len(source.candidates()), opts.get("every"),
@@ -85,9 +87,8 @@ class Scan(Bisection):
             i = against + j
             self.write({"event": "decision", "i": i, "against": against,
                         "decision": decision, "vs": comp})
-            bisection.log("%s: %s %+.3f%% [%+.3f, %+.3f] against %s: %s" % (
-                self.cands[i][2], self.opts["metric"], comp["pct_change"],
-                comp["pct_ci_lo"], comp["pct_ci_hi"],
+            self.say("%s: %s %s against %s: %s" % (
+                self.cands[i][2], self.opts["metric"], fmt.pct_ci(comp, 3),
                 self.cands[against][2], "changed" if decision == "bad"
                 else "no change"))
         return seen
@@ -250,14 +251,11 @@ class Workloads:
         """Scan each workload in turn (the progress lines name it when
         there are several); [part()] of each."""
         parts = []
-        try:
-            for w, path, s in self.scans:
-                if len(self.scans) > 1:
-                    bisection.PROGRAM["name"] = "scan: %s" % w
-                s.t0 = time.time()     # the ETA: from its own steps
-                parts.append(part(self.out, w, path, s.scan(), s.opts))
-        finally:
-            bisection.PROGRAM["name"] = "scan"
+        for w, path, s in self.scans:
+            if len(self.scans) > 1:
+                s.say.program = "scan: %s" % w
+            s.t0 = time.time()     # the ETA: from its own steps
+            parts.append(part(self.out, w, path, s.scan(), s.opts))
         return parts
 
 

@@ -42,15 +42,16 @@ import argparse
 import os
 import sys
 
+from analysis.reporting import fmt
 from bench.bisection import bisection, scan, scanplot
-from lib import workloads
+from lib import cli, workloads
 
 
 SUITE = "suite"
 
 
 def parse(argv):
-    ap = argparse.ArgumentParser(
+    ap = cli.Parser(
         prog="bench/scan", description=__doc__.split("\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="\n".join(__doc__.split("\n")[2:]))
@@ -130,8 +131,7 @@ def of(args, workload):
 
 
 def pct(c):
-    return "%+.3f%% [%+.3f, %+.3f]" % (c["pct_change"], c["pct_ci_lo"],
-                                       c["pct_ci_hi"])
+    return fmt.pct_ci(c, 3)
 
 
 def keys_text(f):
@@ -260,33 +260,34 @@ def figure(out, part):
 
 def main(argv):
     args = parse(argv)
-    bisection.catch_ctrl_c()
-    bisection.PROGRAM["name"] = "scan"
+    cli.catch_ctrl_c()
+    say = bisection.Say("scan", args.out and os.path.join(
+        os.path.abspath(args.out), bisection.MESSAGES))
     try:
         if args.replay:
             parts = scan.replay_all(args.replay)
-            sys.stdout.write(text(parts))
+            cli.safe_write(sys.stdout, text(parts))
             return verdict(parts)
         good, bad = args.range.split("..")
         source = bisection.GitRange(args.git, good, bad, args.on)
         opts = {}
         for w in args.workloads:
-            opts[w] = bisection.step_options(of(args, w))
+            opts[w] = bisection.step_options(of(args, w), say)
             if args.every:
                 opts[w]["every"] = args.every
             else:
                 opts[w]["points"] = args.points or 5
         parts = scan.Workloads(args.out, source, opts).scan()
     except bisection.Stop as e:
-        print("scan: %s" % e, file=sys.stderr)
-        return 1
+        say(str(e))
+        return cli.FAILED
     except (KeyboardInterrupt, bisection.Interrupted):
-        print("scan: %s" % bisection.INTERRUPTED, file=sys.stderr)
-        return 130
+        say(bisection.INTERRUPTED)
+        return cli.INTERRUPTED
     report = text(parts) + "".join(figure(args.out, p) for p in parts)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write(report)
-    sys.stdout.write(report)
+    cli.safe_write(sys.stdout, report)
     return 0
 
 

@@ -84,13 +84,15 @@ def write(path, table):
     os.replace(path + ".tmp", path)
 
 
-def draw(out):
+def draw(out, say=None):
     """Write out/scan.tsv from out/scan.log, then have plots/scan draw
     out/scan.svg and out/scan.png from it. The png's path; None when
     nothing is drawn (fewer than 2 measured commits, or no gnuplot), the
     reason said in one log line and any older figure removed.
-    bisection.Stop: out has no scan.log, or plots/scan failed."""
+    bisection.Stop: out has no scan.log, or plots/scan failed. say:
+    where its lines go (default: the scan's, bisection.Say)."""
     out = os.path.abspath(out)
+    say = say or bisection.Say("scan", os.path.join(out, bisection.MESSAGES))
     table = rows(out)
     tsv = os.path.join(out, TSV)
     write(tsv, table)
@@ -104,7 +106,7 @@ def draw(out):
         for name in (SVG, PNG):
             if os.path.exists(os.path.join(out, name)):
                 os.remove(os.path.join(out, name))
-        bisection.log("no plot of the range: %s" % why)
+        say("no plot of the range: %s" % why)
         return None
     p = subprocess.run([PLOT, tsv, "--out", os.path.join(out, "scan")],
                        capture_output=True, text=True, check=False)
@@ -112,6 +114,6 @@ def draw(out):
         said = (p.stderr.strip().splitlines() or ["no message"])[-1]
         raise bisection.Stop("plots/scan failed on %s (exit %d): %s"
                              % (tsv, p.returncode, said))
-    bisection.log("the plot of the range: %s (and %s, %s)"
-                  % (os.path.join(out, PNG), SVG, TSV))
+    say("the plot of the range: %s (and %s, %s)"
+        % (os.path.join(out, PNG), SVG, TSV))
     return os.path.join(out, PNG)
