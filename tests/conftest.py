@@ -34,21 +34,24 @@ os.environ.setdefault("JLBENCH_FUNCTION_FLOORS", str(
 # The modules tests/run starts first (docs/testing.md, "How the suite
 # runs"), in this order; other integration modules follow, then the unit
 # tests (which tests/run's default runs in a pytest of their own, beside
-# all of these). First the two longest, which hold both CPUs: the scan
-# and the A/B (its reproduce.sh waits for the scan). Then the two longest
-# that boot one guest, side by side: the nested machine (about three
-# minutes of one guest) and reproduce.sh from an empty cache. The rest
-# after them: a module that needs both CPUs waits while one-guest modules
-# hold the lock, and the nested machine last left one CPU idle for most
-# of two minutes at the suite's end (bench/timing/bench-suite's timeline
-# at 4f2b083). tests/test_suite_order.py keeps every module that holds
-# both CPUs in this list.
-FIRST = ("test_scan", "test_bisect", "test_nested_kvm", "test_reproduce",
-         "test_profile", "test_bench_slurm_boot", "test_bench_parallel_boot",
-         "test_workloads_known", "test_workloads_boot",
-         "test_source_boot", "test_guest_image_boot",
+# all of these). First the modules that hold both CPUs (bench-boot, in
+# test_guest_image_boot, takes the lock alone too), longest first:
+# while one worker holds them the other waits, so none may come after a
+# long one-guest module (tests/test_suite_order.py keeps every one of
+# them in this list). Then the nested machine (about three minutes of
+# one guest) with every module that boots one guest only beside it,
+# reproduce.sh from an empty cache (about two) first: placed after the
+# last two-core module with nothing left beside it, it ran alone for most
+# of two minutes, one CPU idle; placed early, beside reproduce.sh and the
+# unit tier, it made all three slower (bench/timing/bench-suite's
+# timelines at 4f2b083 and 8b1dd21).
+FIRST = ("test_scan", "test_bisect", "test_bench_slurm_boot",
+         "test_bench_parallel_boot", "test_workloads_known",
+         "test_workloads_boot", "test_source_boot",
          "test_bench_integration", "test_module_boot",
-         "test_model_validation", "test_bench_pipe_boot", "test_s390x_boot",
+         "test_model_validation", "test_bench_pipe_boot",
+         "test_guest_image_boot", "test_s390x_boot",
+         "test_nested_kvm", "test_reproduce", "test_profile",
          "test_plugin_boot", "test_plugin_crosscheck")
 
 

@@ -27,6 +27,7 @@ import os
 import pandas as pd
 
 from analysis.results.load import ok_rows
+from lib import workloads
 from lib.format import profile, rawtry, schema
 
 # How QEMU ended is known only to the runner: the phrase a re-derived
@@ -151,8 +152,8 @@ def _meta_workload(path):
         with open(os.path.join(path, "meta.json")) as f:
             name = schema.workload(json.load(f))
     except (OSError, ValueError, AttributeError):
-        return "tbench"
-    return name if name in schema.WORKLOAD else "tbench"
+        return workloads.DEFAULT
+    return name if name in schema.WORKLOAD else workloads.DEFAULT
 
 
 class _Row:

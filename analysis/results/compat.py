@@ -15,11 +15,11 @@ is one file.
 """
 import pandas as pd
 
-from lib import source
+from lib import source, workloads
 from lib.format import schema
 
 HEADLINE = "throughput_mbps"
-WORKLOAD = "tbench"
+WORKLOAD = workloads.DEFAULT
 HISTORY_NAMES = {"mean_mbps": "mean", "ci_lo_mbps": "ci_lo",
                  "ci_hi_mbps": "ci_hi"}
 

@@ -17,6 +17,7 @@ plot use: operations per second under icount; MB/s on kvm and tcg, as in
 the metrics' names and units).
 """
 
+from lib import workloads
 from lib.format import schema
 
 
@@ -25,7 +26,7 @@ def names():
     return list(schema.THROUGHPUT)
 
 
-def headline(mode, workload="tbench"):
+def headline(mode, workload=workloads.DEFAULT):
     """The metric that answers the question in this accelerator mode, for
     this workload (lib/format/schema.py WORKLOADS: pipe has its own)."""
     return schema.WORKLOAD[workload].headline or schema.MODE[mode].headline

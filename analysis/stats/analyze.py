@@ -14,6 +14,7 @@ import pandas as pd
 from analysis.results import metrics, reference, runinfo
 from analysis.stats import calibrate, clusters, explain, hosts, stats
 from analysis.results.load import longest, ok_rows, per_key, per_run
+from lib import workloads
 from lib.format import outputs, schema
 
 STEAL_WARN_PCT = 1.0
@@ -294,7 +295,7 @@ def summarize(res, loadfile=None):
     norm = values / values.groupby(ok["label"]).transform("mean")
     return {
         "schema": outputs.STATS_SCHEMA, "run_id": res.run_id, "mode": mode,
-        **({"workload": workload} if workload != "tbench" else {}),
+        **({"workload": workload} if workload != workloads.DEFAULT else {}),
         "nested": runinfo.nested(res.meta),
         "linux": runinfo.linux_of(res.builds),
         "mode_description": schema.MODE[schema.mode_key(
@@ -307,7 +308,7 @@ def summarize(res, loadfile=None):
         if len(lengths) > 1 else [],
         "mbps_explained": explain.explain(res, runs, loadfile, groups,
                                           baseline)
-        if loadfile is not None and workload == "tbench" else None,
+        if loadfile is not None and workload == workloads.DEFAULT else None,
         "baseline": baseline, "alpha": stats.ALPHA,
         "power": stats.POWER, "methods": METHODS,
         "calibration": cal,

@@ -572,8 +572,8 @@ def add_step_options(ap, workload=None):
                     "(default: 1)")
     ap.add_argument("--seconds", type=int, default=0,
                     help="tbench seconds per run (default: bench/run's)")
-    ap.add_argument("--clients", type=int, default=20,
-                    help="tbench clients (default: 20)")
+    ap.add_argument("--clients", type=int, default=workloads.CLIENTS,
+                    help="tbench clients (default: %d)" % workloads.CLIENTS)
     metavar, text = workload or ("NAME", (
         "what the guest runs (lib/workloads.py; default: %s): a change on "
         "another workload's path (%s)" % (workloads.DEFAULT,
@@ -591,7 +591,8 @@ def check_step_options(ap, args):
         ap.error("--seeds %d: the median rule needs at least 6 pairs"
                  % args.seeds)
     fixed_work = args.workload != workloads.DEFAULT
-    if fixed_work and (args.seconds or args.clients != 20):
+    if fixed_work and (args.seconds or
+                       args.clients != workloads.CLIENTS):
         ap.error("--workload %s does a fixed amount of work: drop "
                  "--seconds/--clients" % args.workload)
     if args.loops is not None and (not fixed_work or args.loops < 1):

@@ -96,7 +96,7 @@ def parse(argv):
         if args.loops is not None:
             ap.error("--loops N sets one workload's work: a scan of several "
                      "runs each at its record's n")
-        if (args.seconds or args.clients != 20) and \
+        if (args.seconds or args.clients != workloads.CLIENTS) and \
                 workloads.DEFAULT not in args.workloads:
             ap.error("--seconds/--clients are %s's, which --workload %s "
                      "leaves out" % (workloads.DEFAULT, args.workload))
@@ -126,7 +126,7 @@ def of(args, workload):
     one = argparse.Namespace(**vars(args))
     one.workload = workload
     if workload != workloads.DEFAULT:
-        one.seconds, one.clients = 0, 20
+        one.seconds, one.clients = 0, workloads.CLIENTS
     return one
 
 

@@ -242,8 +242,9 @@ def parser():
            "record's unit (pipe: round trips; default: the record's n, "
            "pipe's %d as the pipe-test of the perf stat table made)"
            % workloads.WORKLOAD["pipe"].n)
-    a("--clients", type=int_range(1, 512), default=20, metavar="N",
-      help="tbench clients (default: 20, as in 2011)")
+    a("--clients", type=int_range(1, 512), default=workloads.CLIENTS,
+      metavar="N", help="tbench clients (default: %d, as in 2011)"
+      % workloads.CLIENTS)
     a("--seconds", type=_lengths, metavar="S[,S...]",
       help="tbench seconds per run, or several lengths to run every label "
            "at each (default: the profile's)")
@@ -343,7 +344,8 @@ def parse(argv):
     if args.aa is not None and args.no_aa:
         raise UsageError("--aa runs only an A/A control; drop --no-aa")
     w = workloads.WORKLOAD[args.workload]
-    if w.n is not None and (args.seconds or args.clients != 20):
+    if w.n is not None and (args.seconds or
+                            args.clients != workloads.CLIENTS):
         raise UsageError("--workload %s runs a fixed amount of work "
                          "(--loops), not tbench: drop --seconds/--clients"
                          % w.name)

@@ -23,7 +23,7 @@ from bench.replay import provenance
 from bench.session import cli
 from bench.tries import inputs, runner, slurmrun
 from bench.tries import plan as planmod
-from lib import ROOT, hostinfo, model
+from lib import ROOT, hostinfo, model, workloads
 from lib.format import console, counts, results, schema
 from lib.format import profile as profilefmt
 from lib.variants import JUMP
@@ -347,7 +347,7 @@ def _meta(args, setup, runs, builds, images, qemu_bin):
               "seconds": setup.seconds, "lengths": list(lengths),
               "perf": args.perf, "perf_events": perf_events,
               "append": args.append or ""}
-    if args.workload != "tbench":
+    if args.workload != workloads.DEFAULT:
         # absent in tbench runs, as in dirs from before it existed
         params.update(workload=args.workload, loops=args.loops)
     timeout = args.timeout or planmod.default_timeout(

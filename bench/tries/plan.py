@@ -90,7 +90,7 @@ def default_timeout(mode, seconds, plugin=False, model=False):
     return round(2 * estimate(mode, seconds, plugin, model) + 120)
 
 
-def profile_defaults(profile, mode, workload="tbench"):
+def profile_defaults(profile, mode, workload=workloads.DEFAULT):
     """(boots, tuple of run lengths in seconds) of a profile in a mode; a
     run of fixed work has one length, FIXED_WORK_SECONDS (its n ends it)."""
     boots, lengths = PROFILES[profile][mode]

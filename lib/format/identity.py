@@ -24,6 +24,7 @@ import csv
 import os
 import types
 
+from lib import workloads
 from lib.format import rawtry, results
 
 # runs.csv columns that say where and when a try ran, not what it measured.
@@ -102,7 +103,8 @@ def _cell(value):
     return "" if value is None else str(value)
 
 
-def try_figures(base, perf_events, plugin, ended, workload="tbench"):
+def try_figures(base, perf_events, plugin, ended,
+                workload=workloads.DEFAULT):
     """The figures of the try whose raw files start with base, derived with
     the runner's parser (lib/format/rawtry.py): "row" holds the cells derive()
     owns, as runs.csv would hold them."""

@@ -42,7 +42,7 @@ class Derived:
         self.warnings = warnings
 
 
-def columns(perf_events, model=None, workload="tbench"):
+def columns(perf_events, model=None, workload=workloads.DEFAULT):
     """The runs.csv columns that derive() fills (plugin columns included,
     the model's of meta.json's "model" entry model, if any)."""
     return (list(VERDICT_COLUMNS)
@@ -50,7 +50,8 @@ def columns(perf_events, model=None, workload="tbench"):
             + schema.PLUGIN_COLUMNS + schema.model_columns(model))
 
 
-def derive(base, perf_events, plugin, ended, workload="tbench"):
+def derive(base, perf_events, plugin, ended,
+           workload=workloads.DEFAULT):
     """The runs.csv cells and samples of the try whose files start with base.
 
     plugin: the try ran with the branch-count plugin (base.counts expected);

@@ -13,7 +13,7 @@ import os
 import threading
 import time
 
-from lib import hostinfo
+from lib import hostinfo, workloads
 from lib.format import schema
 
 # Columns that results dirs from before them lack: a row for such a dir
@@ -90,7 +90,8 @@ class ResultsDir:
         self.columns = columns
 
     @classmethod
-    def create(cls, path, perf_events, model=None, workload="tbench"):
+    def create(cls, path, perf_events, model=None,
+               workload=workloads.DEFAULT):
         """A new results dir at path (runs.csv with the columns of
         perf_events, of model, meta.json's "model" entry, and of the
         workload)."""
@@ -195,7 +196,7 @@ def _int(value):
         return None
 
 
-def figures(block, perf_events, workload="tbench"):
+def figures(block, perf_events, workload=workloads.DEFAULT):
     """runs.csv cells from an ok result block (missing keys stay empty):
     every column with an agent key (lib/format/schema.py) and the
     workload's own, total_ticks and the perf events."""

@@ -264,7 +264,8 @@ def counter_columns(columns):
                + DERIVED_MODEL if c.column in columns])
 
 
-def run_columns(perf_events, later=True, model=None, workload="tbench"):
+def run_columns(perf_events, later=True, model=None,
+                workload=workloads.DEFAULT):
     """runs.csv's header for a run counting perf_events, with the model's
     columns when model (meta.json's "model" entry; later=False: as in dirs
     from before the later columns) and the workload's own columns."""
@@ -318,7 +319,7 @@ COMMAND_COLUMNS = [
 ]
 # By agent mode: (metrics, headline, columns).
 _FIGURES = {
-    "tbench": (tuple(m.name for m in METRICS), None, []),
+    workloads.DEFAULT: (tuple(m.name for m in METRICS), None, []),
     "pipe": (("ops_per_s", "ops"), "ops_per_s", PIPE_COLUMNS),
     "run": (("ops_per_s", "ops"), "ops_per_s", COMMAND_COLUMNS),
 }
