@@ -77,3 +77,13 @@ def test_completion_offers_subcommands_and_their_options():
     assert "profile-diff" in complete("pro")
     opts = complete("scan", "--po")
     assert opts == ["--points"], opts
+
+
+def test_a_reader_that_goes_away_is_no_error():
+    """`jlbench cache status | true`: the closed pipe ends the output
+    quietly (it printed a BrokenPipeError traceback), and the status is
+    the command's own."""
+    p = subprocess.run(["bash", "-c", "set -o pipefail; ./jlbench cache "
+                        "status | true"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
