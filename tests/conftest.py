@@ -104,6 +104,13 @@ def run(cmd, check=True, **kw):
     return p
 
 
+def front_door():
+    """{subcommand: its path under the root}, as `jlbench commands` lists
+    them, in `jlbench help`'s order."""
+    out = run([str(ROOT / "jlbench"), "commands"]).stdout
+    return dict(ln.split("\t") for ln in out.splitlines())
+
+
 def cache_path():
     """The build cache shared with run_all.sh (lib/hostinfo.cache_dir)."""
     return pathlib.Path(hostinfo.cache_dir())

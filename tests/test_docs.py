@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, front_door
 
 # The top of the tree a path is recognised by.
 TOPS = ("analysis/", "bench/", "docs/", "guest-image/", "kernel-variants/",
@@ -25,6 +25,7 @@ PATTERN = re.compile(r"[<>*{}$\[\]…|]|\.\.\.|(^|/)(%s)(\.\w+)?(/|$)"
 # A path in prose: a top dir and more, or a capitalised .md file's name.
 PROSE_PATH = re.compile(r"(?<![\w./-])(?:(?:%s)[\w./-]*\w|[A-Z]+\.md)"
                         % "|".join(re.escape(t) for t in TOPS))
+DOOR = front_door()
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
@@ -102,15 +103,6 @@ def executables():
             ln.split()[3].startswith(("results/", "tests/fixtures/"))}
 
 
-@functools.lru_cache(maxsize=None)
-def front_door():
-    """{subcommand: path} of jlbench."""
-    out = subprocess.run([str(ROOT / "jlbench"), "help"], cwd=ROOT,
-                         check=True, capture_output=True, text=True).stdout
-    return {ln.split()[0]: ln.split()[-1].strip("()")
-            for ln in out.splitlines() if ln.startswith("  ")}
-
-
 def shown_commands(text, commands):
     """(command path, [options]) of each command line text shows: a code
     line whose first word is a tracked executable (or jlbench SUBCOMMAND),
@@ -127,7 +119,7 @@ def shown_commands(text, commands):
             if cmd == "jlbench" and rest and rest[0].islower():
                 if rest[0] in ("help", "commands"):
                     break
-                door = front_door()
+                door = DOOR
                 if rest[0] not in door:
                     yield "jlbench " + rest[0], "", []
                     break

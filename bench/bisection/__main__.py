@@ -29,7 +29,6 @@ Exit codes: 0 an answer (a first bad candidate, or no change); 1 a step
 failed or the replay disagrees with the log; 2 usage error.
 """
 import argparse
-import os
 import sys
 
 from analysis.reporting import fmt
@@ -95,8 +94,7 @@ def answer(end):
 def main(argv):
     args = parse(argv)
     cli.catch_ctrl_c()
-    say = bisection.Say("bisect", args.out and os.path.join(
-        os.path.abspath(args.out), bisection.MESSAGES))
+    say = bisection.Say.of_dir("bisect", args.out)
     try:
         if args.replay:
             end, logged = bisection.replay(args.replay)

@@ -70,6 +70,12 @@ class Say:
     def __init__(self, program, path=None):
         self.program, self.path = program, path
 
+    @classmethod
+    def of_dir(cls, program, out):
+        """The Say of a command whose dir is out (None: stderr only)."""
+        return cls(program, out and os.path.join(os.path.abspath(out),
+                                                 MESSAGES))
+
     def __call__(self, msg):
         line = "%s %s: %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S"),
                                 self.program, msg)
@@ -232,7 +238,7 @@ class Bisection:
 
     def __init__(self, out, source, opts):
         self.out, self.source, self.opts = os.path.abspath(out), source, opts
-        self.say = Say(self.WHAT_SAYS, os.path.join(self.out, MESSAGES))
+        self.say = Say.of_dir(self.WHAT_SAYS, self.out)
         self.cands = source.candidates()
         self.done = {}
         self.t0 = time.time()

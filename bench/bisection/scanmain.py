@@ -261,8 +261,7 @@ def figure(out, part):
 def main(argv):
     args = parse(argv)
     cli.catch_ctrl_c()
-    say = bisection.Say("scan", args.out and os.path.join(
-        os.path.abspath(args.out), bisection.MESSAGES))
+    say = bisection.Say.of_dir("scan", args.out)
     try:
         if args.replay:
             parts = scan.replay_all(args.replay)

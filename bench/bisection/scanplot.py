@@ -92,7 +92,7 @@ def draw(out, say=None):
     bisection.Stop: out has no scan.log, or plots/scan failed. say:
     where its lines go (default: the scan's, bisection.Say)."""
     out = os.path.abspath(out)
-    say = say or bisection.Say("scan", os.path.join(out, bisection.MESSAGES))
+    say = say or bisection.Say.of_dir("scan", out)
     table = rows(out)
     tsv = os.path.join(out, TSV)
     write(tsv, table)
