@@ -3,6 +3,6 @@ results/history.csv and REPORT.md.
 
 Commands in this folder (analyze, report, compare, profile-diff,
 calibrate); packages by concept, imported one way: results/ (reading and
-checking a results dir) < stats/ < comparison/ and models/ < reporting/
-(the only one that writes Markdown). analysis/README.md has the table.
+checking a results dir) < stats/ < comparison/ and models/ < sections/
+< documents/ (the two that write Markdown). analysis/README.md has the table.
 """

@@ -224,7 +224,7 @@ def test_aa_line_says_whether_the_control_passed(tmp_path):
     """A twin that comes out above its kernel on every round fails the
     A/A control, and the report's opening says so; one that scatters
     around it passes."""
-    from analysis.reporting import verdict
+    from analysis.sections import verdict
     failing = synth.make_results(
         str(tmp_path / "f"), {"jump-label": JL, "atomic-read": AR,
                               "atomic-read.aa": [v * 1.01 for v in AR]},

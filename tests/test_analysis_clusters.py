@@ -8,7 +8,7 @@ import pandas as pd
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from analysis.reporting import seeds  # noqa: E402
+from analysis.sections import seeds  # noqa: E402
 from analysis.stats import clusters  # noqa: E402
 
 

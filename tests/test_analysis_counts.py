@@ -8,7 +8,7 @@ import types
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from analysis.reporting import facts  # noqa: E402
+from analysis.sections import facts  # noqa: E402
 from analysis.results import load  # noqa: E402
 
 ROWS = """variant,name,value

@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from analysis.reporting import facts  # noqa: E402
+from analysis.sections import facts  # noqa: E402
 from analysis.stats import hosts  # noqa: E402
 
 

@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 from analysis.comparison import profile  # noqa: E402
-from analysis.reporting import wherefrom  # noqa: E402
+from analysis.sections import wherefrom  # noqa: E402
 from analysis.results import check  # noqa: E402
 from analysis.stats import calibrate, stats  # noqa: E402
 from analysis.results.load import Results  # noqa: E402

@@ -161,7 +161,7 @@ def test_holm_rejects_step_down_at_the_family_level():
 
 
 def test_aa_verdict_is_family_wise_beside_the_headline():
-    from analysis.reporting import verdict
+    from analysis.sections import verdict
 
     def st(*ps):
         return {"headline": "m0", "metrics": [

@@ -21,11 +21,11 @@ RESULTS = FORMAT | {"analysis.results"}
 STATS = RESULTS | {"analysis.stats"}
 COMPARISON = STATS | {"analysis.comparison"}
 MODELS = STATS | {"analysis.models"}
-REPORTING = COMPARISON | MODELS | {"analysis.reporting"}
+SECTIONS = COMPARISON | MODELS | {"analysis.sections"}
 # whole documents: REPORT.md of a run, of a suite
-REPORTS = REPORTING | {"analysis.reports"}
+DOCUMENTS = SECTIONS | {"analysis.documents"}
 # the commands (analysis/analyze, report, ...) and all of analysis/
-ANALYSIS = REPORTS | {"analysis"}
+ANALYSIS = DOCUMENTS | {"analysis"}
 LAYERS = {
     "lib": LIB,
     "lib.format": FORMAT,
@@ -43,8 +43,8 @@ LAYERS = {
     "analysis.stats": STATS,
     "analysis.comparison": COMPARISON,
     "analysis.models": MODELS,
-    "analysis.reporting": REPORTING,
-    "analysis.reports": REPORTS,
+    "analysis.sections": SECTIONS,
+    "analysis.documents": DOCUMENTS,
     "analysis": ANALYSIS,
     "plots": ANALYSIS | {"plots"},
     "guest-image": LIB,
@@ -135,16 +135,17 @@ def test_layer_of_and_imported(tmp_path):
     assert layer_of("analysis/analyze") == "analysis"
     assert layer_of("plots/figures/seeds.py") == "plots"
     q = tmp_path / "y.py"
-    q.write_text("from analysis.reporting import fmt as F\n"
+    q.write_text("from analysis.sections import fmt as F\n"
                  "from analysis.results.load import per_run\n"
                  "from plots.figures import common\n")
-    assert sorted(set(imported(q))) == ["analysis.reporting",
-                                        "analysis.results", "plots"]
+    assert sorted(set(imported(q))) == ["analysis.results",
+                                        "analysis.sections", "plots"]
     for lower in ("analysis.results", "analysis.stats",
                   "analysis.comparison", "analysis.models"):
-        assert "analysis.reporting" not in LAYERS[lower]
+        assert "analysis.sections" not in LAYERS[lower]
         assert "plots" not in LAYERS[lower]
     assert "analysis.models" not in LAYERS["analysis.comparison"]
+    assert "analysis.documents" not in LAYERS["analysis.sections"]
     assert "plots" not in LAYERS["analysis"]
 
 

@@ -12,7 +12,7 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 
-from analysis.reporting import models  # noqa: E402
+from analysis.sections import models  # noqa: E402
 from analysis.results import load  # noqa: E402
 from test_analysis import AR, JL, PER_OP  # noqa: E402
 from test_model_presets import DEFAULT_META, in_order  # noqa: E402

@@ -13,8 +13,8 @@ from conftest import ROOT, run
 from test_nested_kvm import MACHINES, STALLED, run_machine, stall_of
 
 sys.path.insert(0, str(ROOT))
-from analysis.reporting import fmt, verdict  # noqa: E402
-from analysis.reports import report  # noqa: E402
+from analysis.sections import fmt, verdict  # noqa: E402
+from analysis.documents import report  # noqa: E402
 from analysis.results import runinfo  # noqa: E402
 from bench.guest import accel  # noqa: E402
 from bench.session import cli, session  # noqa: E402

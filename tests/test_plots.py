@@ -17,8 +17,8 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis.reporting import figures  # noqa: E402
-from analysis.reports import report  # noqa: E402
+from analysis.sections import figures  # noqa: E402
+from analysis.documents import report  # noqa: E402
 import plots.figures  # noqa: E402
 from plots import common  # noqa: E402
 
@@ -97,7 +97,7 @@ def test_draw_validates_its_options(tmp_path):
 
 def test_plots_figures_is_the_one_list(tmp_path):
     """A NAME.py and a NAME.gp in plots/figures/ per figure of
-    analysis/reporting/figures.py and no other; plots/draw takes the names
+    analysis/sections/figures.py and no other; plots/draw takes the names
     from plots/prepare --list, the report its titles."""
     here = ROOT / "plots" / "figures"
     gp = sorted(p.stem for p in here.glob("*.gp") if p.stem != "common")

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 from analysis.models import published  # noqa: E402
-from analysis.reporting import models  # noqa: E402
+from analysis.sections import models  # noqa: E402
 from test_analysis import AR, JL, PER_OP, PR  # noqa: E402
 from test_model_presets import MODEL  # noqa: E402
 

@@ -15,8 +15,8 @@ from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis.reporting import configs  # noqa: E402
-from analysis.reports import report  # noqa: E402
+from analysis.sections import configs  # noqa: E402
+from analysis.documents import report  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
 PER_OP = synth.GOLDEN_PER_OP

@@ -16,7 +16,7 @@ from conftest import ROOT, PYTHON, SUITE_RUN
 sys.path.insert(0, str(ROOT))
 from analysis.comparison import composition  # noqa: E402
 from analysis.comparison.profile import ok_runs  # noqa: E402
-from analysis.reporting import window  # noqa: E402
+from analysis.documents import window  # noqa: E402
 from analysis.results import suite  # noqa: E402
 from analysis.results.load import Results  # noqa: E402
 

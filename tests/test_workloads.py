@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from analysis.reports import across  # noqa: E402
+from analysis.documents import across  # noqa: E402
 from analysis.results import metrics, peers, suite  # noqa: E402
 from bench.guest import boot  # noqa: E402
 from bench.session import cli  # noqa: E402

@@ -10,7 +10,7 @@ results/ dir, of the same mode, clients and run length, so that every
 figure of the tables is one of those runs' stats.json and build.json, and
 links to each. Only runs of the built-in kernels against atomic-read
 (runinfo.with_2011) are set side by side: the tables are about jump
-labels. The figures are here; analysis/reporting/configs.py writes the
+labels. The figures are here; analysis/sections/configs.py writes the
 sections.
 """
 import os

@@ -11,7 +11,7 @@ median per-pair % change with its distribution-free interval, pairs
 made by perturbation seed when the dirs share their seeds, else by round;
 otherwise (kvm, tcg) the Fieller CI and Welch t of independent boots.
 
-The figures are here; analysis/reporting/compare.py writes the text.
+The figures are here; analysis/documents/compare.py writes the text.
 
 A label whose kernel is the same in both dirs while something else
 changed measures the environment, not the kernel. Its difference is

@@ -6,7 +6,7 @@ mispredictions, BTB misses, L1I and L1D misses and static-key word
 accesses of each kernel, and analysis turns them into modelled cycles =
 instructions + penalty x events (analysis/results/load.py). The band of
 gains and the runs of other models beside this one are here;
-analysis/reporting/models.py writes the section.
+analysis/sections/models.py writes the section.
 """
 import os
 from collections import namedtuple

@@ -13,7 +13,7 @@ analysis/analyze records the table, read from the kernel tree in the cache
 (published(), record()), in a pipe run's stats.json ("published"), so a
 report re-rendered elsewhere has it. REPORT.md's table (the newest
 analysed pipe run of each model with the same kernels) is
-analysis/reporting/models.py's published_section().
+analysis/sections/models.py's published_section().
 """
 import glob
 import math

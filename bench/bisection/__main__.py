@@ -31,7 +31,7 @@ failed or the replay disagrees with the log; 2 usage error.
 import argparse
 import sys
 
-from analysis.reporting import fmt
+from analysis.sections import fmt
 from bench.bisection import bisection
 from lib import cli
 

@@ -33,7 +33,7 @@ import time
 
 from analysis.stats import calibrate, stats
 from analysis.comparison import profile as fprofile
-from analysis.reporting import fmt
+from analysis.sections import fmt
 from analysis.results.load import Results, per_run
 from lib import cli, kcache, variants, workloads
 

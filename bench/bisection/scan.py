@@ -33,7 +33,7 @@ import os
 import time
 
 from analysis.comparison import pathkeys
-from analysis.reporting import fmt
+from analysis.sections import fmt
 from analysis.results.load import Results
 from bench.bisection import bisection
 from bench.bisection.bisection import (Bisection, decide, decider,

@@ -42,7 +42,7 @@ import argparse
 import os
 import sys
 
-from analysis.reporting import fmt
+from analysis.sections import fmt
 from bench.bisection import bisection, scan, scanplot
 from lib import cli, workloads
 

@@ -2,7 +2,7 @@
 them; plots/common.py and common.gp here serve every figure.
 
 The list of figures, their order and REPORT.md's titles are
-analysis/reporting/figures.py's (figures.NAMES), the one list: FIGURES
+analysis/sections/figures.py's (figures.NAMES), the one list: FIGURES
 here derives from it, and a name there without its NAME.py fails at the
 import. A figure module declares what its script may read, once:
 
@@ -21,7 +21,7 @@ VARS.
 import importlib
 import os
 
-from analysis.reporting import figures as listed
+from analysis.sections import figures as listed
 
 from plots import common
 

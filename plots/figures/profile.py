@@ -1,9 +1,9 @@
 """profile: per comparison against the baseline, its functions that
-changed most (analysis/reporting/wherefrom.py TOP), ranked: kernel
+changed most (analysis/sections/wherefrom.py TOP), ranked: kernel
 instructions per op, B - A, with the interval; red when the function has
 static-key sites. No data when the run has no profiles."""
 from analysis.comparison import profile
-from analysis.reporting import wherefrom
+from analysis.sections import wherefrom
 from analysis.results.load import FormatError, log
 
 from plots.common import num, q

@@ -15,9 +15,9 @@ published full-counter hardware comparison of JUMP_LABEL on and off, the
 beside that table.
 """
 from analysis.models import published
-from analysis.reporting import facts, models
-from analysis.reporting import fmt as F
-from analysis.reporting.fmt import head
+from analysis.sections import facts, models
+from analysis.sections import fmt as F
+from analysis.sections.fmt import head
 from analysis.results import compat, reference, runinfo
 from analysis.results.runinfo import comparisons, metric
 from lib import workloads

@@ -10,21 +10,21 @@ baseline) is set beside nothing of 2011's.
 Layout: the first screen holds the mode (stated once), the answer (its CI
 and the A/A noise floor), the 2011-vs-here table with each comparison's
 verdict (without 2011's columns when the run is not 2011's comparison) and
-the main figure (analysis/reporting/figures.py);
+the main figure (analysis/sections/figures.py);
 then the contents, made from the ## headings the sections emit; then the
 sections, where long tables a reader skims are collapsed (fmt.details).
 """
 import os
 import re
 
+from analysis.documents import across, workload
 from analysis.models import published
-from analysis.reporting import (configs, explain, facts, figures, models,
-                                seeds, wherefrom)
-from analysis.reports import across, workload
-from analysis.reporting import fmt as F
-from analysis.reporting.fmt import AA_ONLY, fmt_value, head, unit
-from analysis.reporting.verdict import (NESTED, answer, nested, ordering,
-                                        verdict)
+from analysis.sections import (configs, explain, facts, figures, models,
+                               seeds, wherefrom)
+from analysis.sections import fmt as F
+from analysis.sections.fmt import AA_ONLY, fmt_value, head, unit
+from analysis.sections.verdict import (NESTED, answer, nested, ordering,
+                                       verdict)
 from analysis.results import compat, metrics, reference, runinfo
 from analysis.results.runinfo import comparisons, headline, metric, with_2011
 from lib.format import schema
@@ -295,7 +295,7 @@ def title(st):
 
 
 def main_figure(plots_dir, out_dir, run_id, titles=figures.FIGURES):
-    """The main figure (analysis/reporting/figures.py MAIN) as an image, or the
+    """The main figure (analysis/sections/figures.py MAIN) as an image, or the
     line saying the plots are not this run's."""
     drawn = plots(plots_dir, out_dir, run_id, titles)
     if drawn and not drawn[0].startswith("- "):
@@ -337,7 +337,7 @@ def render(res, st, out_path, plots_dir):
     """The whole REPORT.md text: first the mode, the answer, the table that
     carries it (with each comparison's verdict) and the main figure, then
     the contents, then the sections. A run of another
-    workload than tbench has its own (analysis/reports/workload.py)."""
+    workload than tbench has its own (analysis/documents/workload.py)."""
     if compat.workload(st) != compat.WORKLOAD:
         return workload.render(res, st, out_path, plots_dir)
     out_dir = os.path.dirname(os.path.abspath(out_path))

@@ -5,8 +5,8 @@ Documentation/staging/static-keys.rst: analysis/models/published.py).
 Every figure here is a model's, labelled so: not a measurement of any
 CPU."""
 from analysis.models import modelcost, published
-from analysis.reporting import fmt as F
-from analysis.reporting.fmt import head
+from analysis.sections import fmt as F
+from analysis.sections.fmt import head
 from analysis.results.runinfo import comparisons, metric, proto
 from lib import model
 

@@ -4,9 +4,9 @@ runinfo.with_2011) for the first table, and the A/A noise floor, in the
 headline metric of the mode, against the run's baseline (stats.json's)."""
 from analysis.results import metrics, reference, runinfo
 from analysis.stats import stats
-from analysis.reporting import fmt as F
+from analysis.sections import fmt as F
 from analysis.results.runinfo import comparisons, headline, metric, with_2011
-from analysis.reporting.fmt import AA_ONLY, unit
+from analysis.sections.fmt import AA_ONLY, unit
 
 
 def verdict(c):

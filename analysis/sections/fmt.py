@@ -106,7 +106,7 @@ def unit(name):
 
 def head(title):
     """A section's table heading (the mode is stated once, at the top:
-    reports/report.py mode_line)."""
+    documents/report.py mode_line)."""
     return "### %s" % title
 
 

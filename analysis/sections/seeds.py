@@ -6,7 +6,7 @@ the rest of the report comes from: analysis/stats/analyze.py puts each
 length's figures in its stats.json's "convergence")."""
 import os
 
-from analysis.reporting import fmt as F
+from analysis.sections import fmt as F
 from analysis.results import compat, metrics, peers, reference
 from analysis.stats.clusters import (FIGURE_Z, GAP_FACTOR, MIN_SEEDS,
                                      MIN_SHARE, OUTLIER_Z)

@@ -5,8 +5,8 @@ headline, with its A/A control, its environment floor (where one was
 measured), kernel instructions and static-key site executions per
 operation."""
 from analysis.comparison import pathkeys
-from analysis.reporting import fmt as F
-from analysis.reporting.fmt import head
+from analysis.sections import fmt as F
+from analysis.sections.fmt import head
 from analysis.results import suite
 from analysis.results.load import FormatError, Results
 from analysis.stats import stats

@@ -1,6 +1,6 @@
 """REPORT.md sections about the run itself: kernels, selftest, drift,
 host and protocol, confounds, method. Values come from the results dir."""
-from analysis.reporting import fmt as F
+from analysis.sections import fmt as F
 from analysis.results import reference
 from analysis.results.load import counted
 from analysis.results.runinfo import linux, mode, proto

@@ -3,7 +3,7 @@
 from analysis.results.load import ok_rows
 from analysis.comparison.runs import (commit_of, differences, kernels,
                                       mode_of, rows)
-from analysis.reporting import fmt as F
+from analysis.sections import fmt as F
 from analysis.stats import calibrate
 
 

@@ -7,8 +7,8 @@ import os
 from analysis.comparison import pathkeys
 from analysis.comparison.configs import (CONFIGS, JUMP, VERSIONS, figures,
                                          gain_difference, peers)
-from analysis.reporting import fmt as F
-from analysis.reporting.fmt import unit
+from analysis.sections import fmt as F
+from analysis.sections.fmt import unit
 from analysis.results.load import Results
 from analysis.results.runinfo import linux_of, with_2011
 from lib import source

@@ -4,15 +4,15 @@ section "Where the difference comes from" (each kernel against the baseline,
 with plots/img/profile.svg)."""
 import os
 
-from analysis.reporting import fmt as F
+from analysis.sections import fmt as F
 from analysis.comparison import profile
 from analysis.results.load import FormatError
-from analysis.reporting.fmt import head
+from analysis.sections.fmt import head
 from lib import ROOT
 from lib.format import schema
 
 # Functions per comparison in REPORT.md and its figure
-# (analysis/reporting/figures.py).
+# (analysis/sections/figures.py).
 TOP = 10
 FIGURE = "profile"
 NOT_RUN = ("Not in this run: its tries have no per-function profile "

@@ -3,7 +3,7 @@ and its guest-environment families (analysis/profile-top), and a suite
 run's table of them, a row per workload (docs/workloads.md). The figures
 are analysis/comparison/composition.py's."""
 from analysis.comparison import composition
-from analysis.reporting import fmt
+from analysis.sections import fmt
 
 TOP_IN_TABLE = 5
 

@@ -1,7 +1,7 @@
 """REPORT.md's "MB/s explained": how much of tbench's MB/s its loadfile
 position predicts (the numbers: analysis/stats/explain.py, in stats.json's
 "mbps_explained")."""
-from analysis.reporting import fmt as F
+from analysis.sections import fmt as F
 
 
 def _cell(x, digits=3):

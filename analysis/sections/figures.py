@@ -4,7 +4,7 @@ plots/ draws them: its registry (plots/figures/__init__.py) takes the names
 from here, plots/figures/NAME.py writes each one's data and
 plots/figures/NAME.gp renders it to plots/img/NAME.svg and NAME.png when
 the run has its data (plots/draw removes them when it has not);
-analysis/reports/report.py links them in REPORT.md with these titles
+analysis/documents/report.py links them in REPORT.md with these titles
 (titles(): naming the run's baseline) and shows MAIN on the report's first
 screen. A new figure is a row here and its NAME.py and NAME.gp in
 plots/figures/ (plots/README.md). analysis/ never imports plots/.
@@ -31,7 +31,7 @@ TEMPLATES = [
     # comparisons in the history file (results/history.csv)
     ("history", VS_BASE + " across analysed runs (commits)"),
     # a results dir beside it with several run lengths
-    # (analysis/reporting/seeds.py)
+    # (analysis/sections/seeds.py)
     ("convergence", VS_BASE + " by run length"),
     # per-function profiles (raw/*.profile) of the baseline and another
     # kernel (analysis/comparison/profile.py)
