@@ -42,10 +42,10 @@ class Arch:
 
     Booting: qemu (Debian's binary) or $qemu_env, machine (extra QEMU
     arguments), console (the kernel's name of the device behind -serial),
-    boot_args (always on its kernel command line), modes (accelerator
-    modes), benchmark (the image carries the host's tbench and perf, so
-    bench/run can measure it), plugin (the TCG branch-count plugin decodes
-    its code).
+    boot_args (always on its kernel command line), accels (the
+    accelerators it runs under), benchmark (the image carries the host's
+    tbench and perf, so bench/run can measure it), plugin (the TCG
+    branch-count plugin decodes its code).
 
     Verifying: jump_entry (struct format of a jump table entry {code,
     target, key}, each relative to its own address), jump_align, nop_re (a
@@ -224,7 +224,7 @@ ARCHES = {a.name: a for a in (
          qemu="qemu-system-x86_64", qemu_env="JLBENCH_QEMU",
          qemu_package="qemu-system-x86", machine=(), console="ttyS0",
          # nokaslr: the same layout every boot (icount determinism)
-         boot_args=("nokaslr",), modes=("kvm", "tcg", "icount"),
+         boot_args=("nokaslr",), accels=("kvm", "tcg", "icount"),
          benchmark=True, plugin=True,
          jump_entry="<iiq", jump_align=8, nop_re=X86_NOP_RE, site_len=0,
          refers_to=x86_refers_to, is_check=x86_is_check, compare=True),
@@ -240,7 +240,7 @@ ARCHES = {a.name: a for a in (
          image="arch/s390/boot/bzImage", configs=("smoke",), tagged=True,
          qemu="qemu-system-s390x", qemu_env="JLBENCH_QEMU_S390X",
          qemu_package="qemu-system-misc", machine=("-M", "s390-ccw-virtio"),
-         console="ttysclp0", boot_args=(), modes=("tcg", "icount"),
+         console="ttysclp0", boot_args=(), accels=("tcg", "icount"),
          benchmark=False, plugin=False,
          jump_entry=">iiq", jump_align=8, nop_re=S390_NOP_RE, site_len=6,
          refers_to=s390_refers_to, is_check=s390_is_check, compare=False),

@@ -3,8 +3,8 @@
 markers (guest-image/PROTOCOL.md), and everything jlbench knows about it.
 
 `bench/run --workload NAME` runs one; `--workload suite` (run_all.sh) runs
-SUITE. The agent has a parser of its own for tbench and pipe (modes tbench
-and pipe); every other workload runs in its mode `run`: the host passes the
+SUITE. The agent has a parser of its own for tbench and pipe (its tasks
+TBENCH and PIPE); every other workload is its task RUN: the host passes the
 command (argv, with {n} replaced by the run's fixed work) on the kernel
 command line, the agent runs it under perf stat, checks its exit status and
 reports the guest seconds it took; the host checks that its output has the
@@ -14,8 +14,9 @@ lib/deps and guest-image/build when it is a new binary).
 Fields:
 - name: [a-z0-9-]+, as `--workload` takes it and results dirs record it
   (meta.json protocol.workload; absent for tbench).
-- mode: the agent's jlbench.mode: tbench, pipe or run.
-- argv: mode run: the command, each word a tuple item; "{n}" is replaced
+- task: what the agent runs (its jlbench.mode word, guest-image/PROTOCOL.md):
+  TBENCH, PIPE or RUN.
+- argv: task run: the command, each word a tuple item; "{n}" is replaced
   by the run's n. Empty for tbench and pipe (the agent knows them).
 - n: the fixed work of one run by default, in the workload's own unit
   (pipe: round trips; perf bench messaging: loops; stress-ng: bogo ops);
@@ -30,7 +31,7 @@ Fields:
 - op: one operation, in words.
 - area: the part of the kernel the workload's path goes through most.
 - package, binary: the Debian package and the binary in the guest.
-- expect: a text the workload's output has when it did its work (mode
+- expect: a text the workload's output has when it did its work (task
   run; the host's check, lib/format/console.py).
 - needs: what it needs in the guest beyond processes (the agent always
   mounts tmpfs on /tmp and brings up lo).
@@ -40,9 +41,11 @@ import sys
 from collections import namedtuple
 
 Workload = namedtuple(
-    "Workload", "name mode argv n per_n us_per_n op area package binary "
+    "Workload", "name task argv n per_n us_per_n op area package binary "
     "expect needs title")
 
+# The agent's tasks: tbench and pipe it parses itself, run is any command.
+TBENCH, PIPE, RUN = "tbench", "pipe", "run"
 STRESS_NG = "/usr/bin/stress-ng"
 PERF = "/usr/bin/perf"
 # stress-ng: one instance, a fixed number of bogo ops, its random seed fixed
@@ -54,22 +57,22 @@ def _stress(stressor, n, us_per_n, op, area, title, *extra, needs="tmpfs"):
     argv = (STRESS_NG, "--" + stressor, "1", "--%s-ops" % stressor, "{n}",
             "--no-rand-seed", "--temp-path", "/tmp", "--metrics-brief") \
         + extra
-    return Workload(stressor, "run", argv, n, 1, us_per_n, op, area,
+    return Workload(stressor, RUN, argv, n, 1, us_per_n, op, area,
                     "stress-ng", STRESS_NG, STRESS_DONE, needs,
                     "stress-ng's %s stressor: %s" % (stressor, title))
 
 
 def _perf_bench(name, args, n, per_n, us_per_n, op, area, title):
-    return Workload(name, "run", (PERF, "bench") + args, n, per_n,
+    return Workload(name, RUN, (PERF, "bench") + args, n, per_n,
                     us_per_n, op, area, "linux-perf", PERF, "Total time:",
                     "", title)
 
 
 WORKLOADS = [
-    Workload("tbench", "tbench", (), None, 1, 0, "tbench operation", "net",
+    Workload("tbench", TBENCH, (), None, 1, 0, "tbench operation", "net",
              "dbench", "/usr/bin/tbench", "", "loopback",
              "tbench (dbench 4.0) on the guest's loopback"),
-    Workload("pipe", "pipe", (), 100000, 1, 25, "pipe round trip", "sched",
+    Workload("pipe", PIPE, (), 100000, 1, 25, "pipe round trip", "sched",
              "linux-perf", PERF, "", "",
              "`perf bench sched pipe`: two processes pass an int back and "
              "forth through two pipes, as in the perf stat table of the "
@@ -111,6 +114,9 @@ WORKLOADS = [
 ]
 WORKLOAD = {w.name: w for w in WORKLOADS}
 DEFAULT = "tbench"
+# The workload of the kernel's perf stat table (Documentation/staging/
+# static-keys.rst), which reports compare with the published figures.
+PUBLISHED = "pipe"
 # tbench's clients unless --clients says otherwise: 20, as in 2011's table
 # (every other workload does its fixed work, n, and takes no clients).
 CLIENTS = 20
@@ -125,7 +131,7 @@ def of(protocol):
 
 
 def words(w, n):
-    """The command of a mode-run workload with its fixed work n."""
+    """The command of a task-run workload with its fixed work n."""
     return [a.replace("{n}", str(n)) for a in w.argv]
 
 

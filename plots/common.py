@@ -9,7 +9,7 @@ import re
 from analysis.results import compat, reference
 from analysis.results.load import longest, ok_rows, per_run
 from analysis.results.metrics import missing
-from analysis.results.runinfo import headline, mode
+from analysis.results.runinfo import accel, headline
 
 # common.gp loads common.vars; throughput.gp and seeds.gp xtics.vars.
 FILES = ("common.vars", "xtics.vars")
@@ -119,10 +119,10 @@ def values(runs, name):
 
 def data(run, out):
     """common.vars (common.gp loads it for every figure) and xtics.vars:
-    the run's labels, their names and colours, the mode's titles."""
+    the run's labels, their names and colours, the accelerator's titles."""
     st = run.st
     lab = labels(st)
-    m = mode(st)
+    m = accel(st)
     out.write("common.vars", [
         "baseline = %s" % q(compat.baseline(st)),
         "mode_title = %s" % q(m.plot_title),

@@ -54,7 +54,7 @@ def test_icount_runs_are_paired_by_seed(tmp_path):
     assert (c["pct_ci_lo"], c["pct_ci_hi"]) == pytest.approx(
         (changes[0], changes[-1]))
     assert c["marker"] in ("*", "**", "***")
-    assert st["mode"] == "icount"
+    assert st["accel"] == "icount"
     summary = pd.read_csv(d + "/summary.csv")
     row = summary[(summary.label == "jump-label")
                   & (summary.metric == "throughput_mbps")].iloc[0]
@@ -64,7 +64,7 @@ def test_icount_runs_are_paired_by_seed(tmp_path):
 
 def test_tcg_runs_are_unpaired(tmp_path):
     d = synth.make_results(str(tmp_path), {"jump-label": JL,
-                                           "atomic-read": AR}, mode="tcg")
+                                           "atomic-read": AR}, accel="tcg")
     analyze(d, "--no-history")
     c = comparison(stats_of(d), "jump-label")
     assert not c["paired"] and c["test_t"] == "Welch t"
@@ -73,7 +73,7 @@ def test_tcg_runs_are_unpaired(tmp_path):
 
 def test_identical_variants_are_not_significant(tmp_path):
     d = synth.make_results(str(tmp_path), {"jump-label": AR,
-                                           "atomic-read": AR}, mode="kvm")
+                                           "atomic-read": AR}, accel="kvm")
     analyze(d, "--no-history")
     c = comparison(stats_of(d), "jump-label")
     assert c["pct_change"] == 0 and c["marker"] == "~"
@@ -214,10 +214,10 @@ def test_mixed_modes_are_refused(tmp_path):
     d = synth.make_results(str(tmp_path), {"jump-label": JL,
                                            "atomic-read": AR})
     runs = pd.read_csv(d + "/runs.csv", dtype=str, keep_default_na=False)
-    runs.loc[0, "mode"] = "tcg"
+    runs.loc[0, "accel"] = "tcg"
     runs.to_csv(d + "/runs.csv", index=False)
     p = analyze(d, "--no-history", check=False)
-    assert p.returncode == 1 and "mixes modes" in p.stderr
+    assert p.returncode == 1 and "mixes accelerators" in p.stderr
 
 
 def test_aa_line_says_whether_the_control_passed(tmp_path):

@@ -101,8 +101,8 @@ def test_user_kernels_end_to_end(tmp_path):
     text = out.read_text()
     lines = text.splitlines()
     assert lines[0] == "# jlbench: jump labels vs `mine`, tbench"
-    assert lines[2].startswith("*Mode icount: ")
-    assert lines[4].startswith("**Answer.** In icount mode, the runs of "
+    assert lines[2].startswith("*Accelerator icount: ")
+    assert lines[4].startswith("**Answer.** Under icount, the runs of "
                                "`mine` complete 0.80% [")
     assert "than the runs of `jump-label` (sign test" in lines[4]
     assert "Noise floor (A/A control: `jump-label.aa` against " \
@@ -212,7 +212,7 @@ def test_compare_takes_each_dirs_baseline(tmp_path):
                            "mine.aa": [v * 1.01 for v in JL]},
                    baseline="mine")
     p = tool("compare", old, new)
-    assert "(mode icount, commit abc1234def56, baseline jump-label)" \
+    assert "(accelerator icount, commit abc1234def56, baseline jump-label)" \
         in p.stdout
     assert "baseline mine)" in p.stdout
     rows = {line.split("|")[2].strip() for line in p.stdout.splitlines()

@@ -32,12 +32,12 @@ def test_icount_mixes_hosts_but_warns_on_qemu_versions():
     assert len(warnings) == 1 and "2 QEMU versions" in warnings[0]
 
 
-@pytest.mark.parametrize("mode", ["kvm", "tcg"])
-def test_wall_clock_modes_refuse_several_hosts(mode):
+@pytest.mark.parametrize("accel", ["kvm", "tcg"])
+def test_wall_clock_accels_refuse_several_hosts(accel):
     with pytest.raises(ValueError) as e:
-        hosts.check(runs(("ok", "a", "Q"), ("ok", "b", "Q")), mode, [])
+        hosts.check(runs(("ok", "a", "Q"), ("ok", "b", "Q")), accel, [])
     assert "2 hosts (a, b)" in str(e.value)
-    hosts.check(runs(("ok", "a", "Q"), ("failed", "b", "Q")), mode, [])
+    hosts.check(runs(("ok", "a", "Q"), ("failed", "b", "Q")), accel, [])
 
 
 def test_dirs_without_the_columns():

@@ -1,6 +1,6 @@
 """analysis/results/loadfile.py: tbench's bytes from loadfile positions,
 against a small loadfile whose payload is worked out by hand, and the headline
-metric per accelerator mode (analysis/results/metrics.py)."""
+metric per accelerator (analysis/results/metrics.py)."""
 import sys
 
 import pytest

@@ -51,7 +51,7 @@ def test_runner_output_goes_through_analysis_plots_and_report(tmp_path):
                 if n.endswith(".sha256")]) == tries
     with open(os.path.join(d, "stats.json")) as f:
         st = json.load(f)
-    assert st["mode"] == "icount" and st["groups"]["main"] == list(VARIANTS)
+    assert st["accel"] == "icount" and st["groups"]["main"] == list(VARIANTS)
     thr = next(m for m in st["metrics"] if m["metric"] == "throughput_mbps")
     main = [c for c in thr["comparisons"] if c["group"] == "main"]
     assert {c["label"] for c in main} == {"jump-label", "plain-read"}

@@ -179,13 +179,13 @@ def test_a_run_without_profiles_says_so(tmp_path):
     res = Results(d)
     assert not profile.has_profiles(res)
     assert profile.against_baseline(res) == []
-    assert wherefrom.section(res, {"mode": "icount"}, []) == \
+    assert wherefrom.section(res, {"accel": "icount"}, []) == \
         wherefrom.NOT_RUN
     p = tool("profile-diff", "--results", d, "atomic-read", "jump-label",
              check=False)
     assert p.returncode == 1 and p.stdout == ""
     assert "has no per-function profile (raw/*.profile.gz): it was made " \
-        "before the plugin wrote profiles, or not in icount mode; rerun" \
+        "before the plugin wrote profiles, or not under icount; rerun" \
         in p.stderr
 
 

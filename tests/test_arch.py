@@ -21,7 +21,7 @@ def test_every_arch_has_its_config_fragment_and_base_configs():
         for c in a.configs:
             assert (ROOT / "kernel-variants" / "config" /
                     (c + ".config")).is_file(), (a.name, c)
-        assert set(a.modes) <= {"kvm", "tcg", "icount"}
+        assert set(a.accels) <= {"kvm", "tcg", "icount"}
         assert a.jump_entry_size == 16 and a.endian in "<>"
     assert arch.DEFAULT in arch.ARCHES
     assert not arch.get(arch.DEFAULT).tagged

@@ -36,16 +36,16 @@ def test_kvm_usable_and_probe_ok(tmp_path):
     dev, sysmod = host(tmp_path, "kvm_intel")
     probe = Probe(True)
     d = accel.decide("auto", probe, dev, sysmod)
-    assert (d.mode, d.kvm_kind, probe.calls) == ("kvm", "kvm_intel", 1)
+    assert (d.name, d.kvm_kind, probe.calls) == ("kvm", "kvm_intel", 1)
     assert "probe boot reached the agent" in d.reason
-    assert accel.decide("kvm", Probe(True), dev, sysmod).mode == "kvm"
+    assert accel.decide("kvm", Probe(True), dev, sysmod).name == "kvm"
 
 
 def test_pvm_falls_back_without_probe(tmp_path):
     dev, sysmod = host(tmp_path, "kvm_pvm")
     probe = Probe(True)
     d = accel.decide("auto", probe, dev, sysmod)
-    assert (d.mode, d.kvm_kind, probe.calls) == ("icount", "pvm", 0)
+    assert (d.name, d.kvm_kind, probe.calls) == ("icount", "pvm", 0)
     assert "PVM" in d.reason
     with pytest.raises(accel.AccelError, match="PVM"):
         accel.decide("kvm", probe, dev, sysmod)
@@ -54,7 +54,7 @@ def test_pvm_falls_back_without_probe(tmp_path):
 def test_no_device(tmp_path):
     dev, sysmod = host(tmp_path, None, dev=False)
     d = accel.decide("auto", Probe(True), dev, sysmod)
-    assert (d.mode, d.kvm_kind) == ("icount", "none")
+    assert (d.name, d.kvm_kind) == ("icount", "none")
     assert "does not exist" in d.reason
     with pytest.raises(accel.AccelError, match="does not exist"):
         accel.decide("kvm", Probe(True), dev, sysmod)
@@ -66,7 +66,7 @@ def test_device_not_openable(tmp_path):
     def denied(path, flags):
         raise PermissionError(13, "Permission denied")
     d = accel.decide("auto", Probe(True), dev, sysmod, opener=denied)
-    assert d.mode == "icount" and "Permission denied" in d.reason
+    assert d.name == "icount" and "Permission denied" in d.reason
 
 
 def test_probe_boot_fails(tmp_path):
@@ -74,7 +74,7 @@ def test_probe_boot_fails(tmp_path):
     probe = Probe(False, "killed at the 60 s timeout without reaching the "
                   "agent")
     d = accel.decide("auto", probe, dev, sysmod)
-    assert d.mode == "icount" and probe.calls == 1
+    assert d.name == "icount" and probe.calls == 1
     assert "probe boot under KVM failed" in d.reason
     assert "60 s timeout" in d.reason
     with pytest.raises(accel.AccelError, match="probe boot"):
@@ -84,9 +84,9 @@ def test_probe_boot_fails(tmp_path):
 def test_explicit_tcg_and_icount_never_probe(tmp_path):
     dev, sysmod = host(tmp_path, "kvm_intel")
     probe = Probe(True)
-    assert accel.decide("tcg", probe, dev, sysmod).mode == "tcg"
+    assert accel.decide("tcg", probe, dev, sysmod).name == "tcg"
     assert "noisy" in accel.decide("tcg", probe, dev, sysmod).reason
-    assert accel.decide("icount", probe, dev, sysmod).mode == "icount"
+    assert accel.decide("icount", probe, dev, sysmod).name == "icount"
     assert probe.calls == 0
     with pytest.raises(ValueError):
         accel.decide("xen", probe, dev, sysmod)

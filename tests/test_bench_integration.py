@@ -1,4 +1,4 @@
-"""bench/run with real smoke kernels in icount mode (short tbench).
+"""bench/run with real smoke kernels under icount (short tbench).
 
 Kernels and image come from conftest's smoke fixtures (kernel-variants/build
 --config smoke, cached, or JLBENCH_SMOKE_BUILDS=FILE; guest-image/build).
@@ -49,7 +49,7 @@ def test_every_variant_one_run_with_branch_counts(smoke_builds_tsv,
     plugin = bool(meta["plugin"]["path"])
     for v, x in r.items():
         assert x["status"] == "ok", x["reason"]
-        assert x["mode"] == "icount" and float(x["throughput_mbps"]) > 0
+        assert x["accel"] == "icount" and float(x["throughput_mbps"]) > 0
         assert int(x["ops"]) > 0 and float(x["boot_seconds"]) > 0
         if plugin:
             assert x["plugin_window"] == "1"

@@ -89,7 +89,7 @@ def test_wall_clock_modes_run_one_guest_and_say_why(setup):
     env = parallel_env(env, tmp, STANDIN_SLEEP="0.3")
     p = run(base + ["--no-aa", "--accel", "tcg", "--boots", "1",
                     "--seconds", "1", "--jobs", "4"], env=env)
-    assert "--jobs 4: tcg mode measures wall-clock time" in p.stderr
+    assert "--jobs 4: tcg measures wall-clock time" in p.stderr
     assert "running one guest at a time" in p.stderr
     assert most_at_once(trace(tmp / "trace")) == 1
     d = (tmp / "out").read_text().strip()

@@ -1,4 +1,4 @@
-"""bench/run --workload pipe with the smoke kernels in icount mode, briefly
+"""bench/run --workload pipe with the smoke kernels under icount, briefly
 (2,000 round trips, two kernels at once, the nehalem preset's model), then
 analysis/analyze and analysis/report on the results dir: the pipe block,
 its runs.csv cells, the plugin's window, the report's pipe wording and its
@@ -34,7 +34,7 @@ def test_pipe_runs_under_the_window_and_reports_its_own_headline(
     d = (tmp_path / "out").read_text().strip()
     meta = json.load(open(os.path.join(d, "meta.json")))
     assert meta["protocol"]["workload"] == "pipe"
-    assert meta["protocol"]["mode"] == "pipe"
+    assert meta["protocol"]["task"] == "pipe"
     assert meta["protocol"]["loops"] == LOOPS
     with open(os.path.join(d, "runs.csv"), newline="") as f:
         rows = {r["variant"]: r for r in csv.DictReader(f)}

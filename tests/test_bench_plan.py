@@ -145,9 +145,9 @@ def test_resume_of_a_finished_plan_has_nothing_left():
 
 
 def test_estimates_are_positive_and_plugin_costs_more():
-    for mode in ("kvm", "tcg", "icount"):
-        assert plan.estimate(mode, 15) > 15 * 0.9
-        assert plan.estimate(mode, 15, True) > plan.estimate(mode, 15)
-        assert plan.default_timeout(mode, 15) > plan.estimate(mode, 15)
-        assert plan.estimate(mode, 15, True, True) > \
-            3 * plan.estimate(mode, 15, True)
+    for accel in ("kvm", "tcg", "icount"):
+        assert plan.estimate(accel, 15) > 15 * 0.9
+        assert plan.estimate(accel, 15, True) > plan.estimate(accel, 15)
+        assert plan.default_timeout(accel, 15) > plan.estimate(accel, 15)
+        assert plan.estimate(accel, 15, True, True) > \
+            3 * plan.estimate(accel, 15, True)

@@ -1,4 +1,4 @@
-"""bench/guest/qemu.py: the command line of each accelerator mode."""
+"""bench/guest/qemu.py: the command line of each accelerator."""
 import shlex
 import sys
 

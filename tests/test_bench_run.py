@@ -75,7 +75,7 @@ def test_a_plan_with_failures_retries_and_records_every_try(setup):
     assert "stand-in crash" in r[0]["reason"]
     assert r[1]["reason"].startswith("kernel panic: stand-in")
     assert r[3]["reason"] == "guest error: stand-in error"
-    assert {x["mode"] for x in r} == {"icount"}
+    assert {x["accel"] for x in r} == {"icount"}
     assert all(x["throughput_mbps"] == "" for x in r if x["status"] != "ok")
     the_plan = plan.read(os.path.join(d, "plan.csv"), 1)
     assert the_plan == plan.make([(v, v) for v in VARIANTS], 2, 5, True,
@@ -92,7 +92,7 @@ def test_a_plan_with_failures_retries_and_records_every_try(setup):
     assert "001-%s-try1.qemu-cmd" % the_plan[0].variant in raw
     assert "001-%s-try1.stderr" % the_plan[0].variant in raw
     meta = json.load(open(os.path.join(d, "meta.json")))
-    assert meta["accel"]["mode"] == "icount"
+    assert meta["accel"]["name"] == "icount"
     assert meta["plan"]["seed"] == 5 and meta["sessions"][0]["outcome"] \
         == "complete"
     assert meta["end_utc"] and meta["git"]["commit"]
@@ -414,7 +414,7 @@ def test_bench_overhead_on_a_results_dir(setup):
     overhead = str(ROOT / "bench" / "timing" / "bench-overhead")
     p = run([overhead, d])
     out = p.stdout
-    assert "harness overhead per try (icount mode, tbench 1 s)" in out
+    assert "harness overhead per try (icount, tbench 1 s)" in out
     assert "spread across perturbation seeds" in out
     # the stand-in's throughput depends on the seed only: every pair is equal
     assert "jump-label     +0.000 %  +- 0.000 %  (n=3)" in out
@@ -432,12 +432,12 @@ def test_tbench_runs_refuse_builds_of_another_arch(setup):
 
 
 def test_progress_prints_the_modes_headline():
-    """The progress line's figure is the mode's headline: operations per
+    """The progress line's figure is the accelerator's headline: operations per
     guest second under icount (MB/s beside it), MB/s under kvm and tcg, a
     pipe run's microseconds per round trip."""
-    row = {"mode": "icount", "ops": "164100", "seconds": "20",
+    row = {"accel": "icount", "ops": "164100", "seconds": "20",
            "throughput_mbps": "41.49", "pipe_usecs_per_op": ""}
     assert runner.figure(row) == "8205.0 ops/s (41.49 MB/s)"
-    assert runner.figure(dict(row, mode="tcg")) == "41.49 MB/s"
+    assert runner.figure(dict(row, accel="tcg")) == "41.49 MB/s"
     assert runner.figure(dict(row, pipe_usecs_per_op="5.1")) == \
         "5.1 us per pipe round trip"

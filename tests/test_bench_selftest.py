@@ -34,7 +34,7 @@ def rows_of(text, variant="jump-label"):
     rep = console.parse(text)
     return selftest.rows(variant, "icount", rep,
                          console.verdict(rep, "QEMU exited",
-                                         mode="selftest"))
+                                         task="selftest"))
 
 
 def test_rows_of_a_real_boot():
@@ -93,11 +93,11 @@ def test_accelerator_and_kernel_args(tmp_path):
     assert selftest.accel_of(str(tmp_path), None) == ("icount", 1)
     assert selftest.accel_of(str(tmp_path), "tcg") == ("tcg", 1)
     (tmp_path / "meta.json").write_text(json.dumps(
-        {"accel": {"mode": "tcg", "smp": 2}}))
+        {"accel": {"name": "tcg", "smp": 2}}))
     assert selftest.accel_of(str(tmp_path), None) == ("tcg", 2)
     assert selftest.accel_of(str(tmp_path), "icount") == ("icount", 1)
     (tmp_path / "meta.json").write_text(json.dumps(
-        {"accel": {"mode": "icount", "smp": 1}}))
+        {"accel": {"name": "icount", "smp": 1}}))
     assert selftest.accel_of(str(tmp_path), None) == ("icount", 1)
     args = selftest.kernel_args("plain-read", " a=1\n b ", "m.invert=1")
     assert args == selftest.qemu.BASE_ARGS + " jlbench.mode=selftest " \
@@ -287,7 +287,7 @@ def test_s390x_builds(inputs, tmp_path):
 def test_accel_of_another_arch(tmp_path):
     """A results dir made under KVM still boots s390x under icount."""
     (tmp_path / "meta.json").write_text(json.dumps(
-        {"accel": {"mode": "kvm", "smp": 2}}))
+        {"accel": {"name": "kvm", "smp": 2}}))
     assert selftest.accel_of(str(tmp_path), None) == ("kvm", 2)
     assert selftest.accel_of(str(tmp_path), None, "s390x") == ("icount", 1)
     assert selftest.csv_name("s390x") == "selftest-s390x.csv"
@@ -389,7 +389,7 @@ def test_counts_not_counted_without_a_report(inputs, tmp_path):
     assert "jump-label: counts per iteration: plugin wrote no report" in \
         p.stderr
     # tcg and --no-plugin: no plugin at all, and the rows say why.
-    for args, why in ((["--accel", "tcg"], "no TCG plugin in tcg mode"),
+    for args, why in ((["--accel", "tcg"], "no TCG plugin under tcg"),
                       (["--no-plugin"], "--no-plugin")):
         p = tool(inputs, res, COUNTED, "--variants", "jump-label", *args,
                  plugin_report=COUNTED_PLUGIN)
@@ -448,7 +448,7 @@ def test_boots_side_by_side(inputs, tmp_path):
         assert "%d at once" % at_once in p.stderr
         assert [v for v, n, _ in table(res) if n == "accel"] == [
             "jump-label", "atomic-read"]
-    assert "--jobs 2: tcg mode measures wall-clock time" in p.stderr
+    assert "--jobs 2: tcg measures wall-clock time" in p.stderr
     p = run([TOOL, "--builds", str(builds), "--initramfs", str(image),
              "--results", str(res), "--jobs", "0"], check=False)
     assert p.returncode == 2 and "--jobs" in p.stderr

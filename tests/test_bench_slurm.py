@@ -242,7 +242,7 @@ def test_sbatch_command():
                                  slurm_partition="batch", slurm_account=None,
                                  slurm_args="--qos=long --mem=2G")
     ctx = types.SimpleNamespace(resdir=types.SimpleNamespace(path="/r"),
-                                timeout=250.0, smp=1, mode="icount")
+                                timeout=250.0, smp=1, accel="icount")
     argv = slurm.sbatch_argv(args, ctx, "/r/slurm/task.sh",
                              "/r/slurm/submit-1.tsv", 12, "jlbench-r")
     assert argv[:3] == ["sbatch", "--parsable", "--array=0-11%3"]
@@ -250,7 +250,7 @@ def test_sbatch_command():
     assert "--exclusive" not in argv and "--no-requeue" in argv
     assert argv[-4:] == ["--qos=long", "--mem=2G", "/r/slurm/task.sh",
                          "/r/slurm/submit-1.tsv"]
-    args.slurm_time, args.jobs, ctx.mode, ctx.smp = 30, None, "kvm", 2
+    args.slurm_time, args.jobs, ctx.accel, ctx.smp = 30, None, "kvm", 2
     argv = slurm.sbatch_argv(args, ctx, "s", "f", 1, "n")
     assert "--time=30" in argv and "--array=0-0" in argv
     assert "--exclusive" in argv and "--cpus-per-task=2" in argv

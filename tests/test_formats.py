@@ -15,6 +15,7 @@ from conftest import PYTHON, ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 from bench.guest import qemu  # noqa: E402
+from analysis.results import compat  # noqa: E402
 from lib.format import counts, formats, outputs, results, schema  # noqa: E402
 import synth  # noqa: E402
 
@@ -22,9 +23,12 @@ FORMATS = ROOT / "lib" / "format" / "FORMATS.md"
 PLUGIN = ROOT / "bench" / "plugin" / "branches.c"
 
 
-def header(path):
+def header(path, older=False):
+    """A CSV file's header; older: by today's names (schema.RENAMED, as
+    every reader of an older dir sees it)."""
     with open(path, newline="") as f:
-        return next(csv.reader(f))
+        cols = next(csv.reader(f))
+    return schema.current(cols) if older else cols
 
 
 def test_formats_md_tables_are_the_schemas():
@@ -62,26 +66,25 @@ def test_the_generator_rewrites_its_tables_and_nothing_else(tmp_path):
     assert run(cmd + ["--check"], check=False).returncode == 0
 
 
-def test_every_mode_describes_itself_fully():
-    for m in schema.MODES:
+def test_every_accelerator_describes_itself_fully():
+    for m in schema.ACCELS:
         assert set(m.axis) == set(schema.THROUGHPUT), m.name
         assert m.headline in schema.THROUGHPUT, m.name
         for field in ("description", "head", "what", "sees", "confound",
                       "headline_why", "plot_title"):
             assert getattr(m, field).strip(), (m.name, field)
-    assert schema.RUN_MODES == ("kvm", "tcg", "icount")
-    # the accelerators bench/guest/qemu.py boots are the modes runs.csv may
-    # hold
-    assert set(qemu.MODES) == set(schema.RUN_MODES)
-    # docs/modes.md (README's link for the modes) describes each mode and
+    assert schema.RUN_ACCELS == ("kvm", "tcg", "icount")
+    # the accelerators bench/guest/qemu.py boots are those runs.csv may hold
+    assert set(qemu.ACCELS) == set(schema.RUN_ACCELS)
+    # docs/accelerators.md (README's link for them) describes each and
     # links docs/nested.md, which quotes the nested one's heading
-    assert "](docs/modes.md)" in (ROOT / "README.md").read_text()
-    modes = (ROOT / "docs" / "modes.md").read_text()
-    for mode in schema.RUN_MODES:
-        assert "- **%s**" % mode in modes, mode
-    assert "](nested.md)" in modes
+    assert "](docs/accelerators.md)" in (ROOT / "README.md").read_text()
+    doc = (ROOT / "docs" / "accelerators.md").read_text()
+    for accel in schema.RUN_ACCELS:
+        assert "- **%s**" % accel in doc, accel
+    assert "](nested.md)" in doc
     nested = (ROOT / "docs" / "nested.md").read_text()
-    assert '"%s"' % schema.MODE["kvm-nested"].head in " ".join(
+    assert '"%s"' % schema.ACCEL["kvm-nested"].head in " ".join(
         nested.split())
 
 
@@ -120,7 +123,7 @@ def test_runs_csv_headers_are_the_schemas(tmp_path):
                                  per_op={"jump-label": {"kernel_insns": 5}})
     dirs.append(pathlib.Path(fixture) / "runs.csv")
     for path in dirs:
-        cols = header(path)
+        cols = header(path, older=True)
         want = [c.name for c in schema.RUN_COLUMNS
                 if not c.later or c.name in cols]
         want += [c for c in cols if c.startswith("perf_")]
@@ -139,9 +142,10 @@ def test_runs_csv_headers_are_the_schemas(tmp_path):
         assert header(path.parent / "samples.csv") == schema.SAMPLE_COLUMNS
 
 
-def rows_of(path):
+def rows_of(path, older=False):
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        return [dict(zip(schema.current(r) if older else r, r.values()))
+                for r in csv.DictReader(f)]
 
 
 def outside(rows, columns):
@@ -166,29 +170,31 @@ def is_summary_metric(name):
         return False
 
 
-def check_table(path, columns, table):
+def check_table(path, columns, table, older=False):
     """A written summary.csv or history.csv against the schema: its header,
     rows, and no value outside a closed set."""
-    rows = rows_of(path)
-    assert header(path) == columns, path
+    rows = rows_of(path, older)
+    assert header(path, older) == columns, path
     assert rows, path
     assert outside(rows, table) == {}, path
     return rows
 
 
-def check_summary(path):
-    rows = check_table(path, outputs.SUMMARY_COLUMNS, outputs.SUMMARY)
+def check_summary(path, older=False):
+    rows = check_table(path, outputs.SUMMARY_COLUMNS, outputs.SUMMARY, older)
     assert all(is_summary_metric(r["metric"]) for r in rows), path
     return rows
 
 
-def check_history(path):
-    return check_table(path, outputs.HISTORY_COLUMNS, outputs.HISTORY)
+def check_history(path, older=False):
+    return check_table(path, outputs.HISTORY_COLUMNS, outputs.HISTORY, older)
 
 
-def check_stats(path):
+def check_stats(path, older=False):
     with open(path) as f:
         st = json.load(f)
+    if older:
+        st = compat.stats(st)
     assert st["schema"] == outputs.STATS_SCHEMA, path
     keys = [k.name for k in outputs.STATS_KEYS]
     assert sorted(set(st) - set(keys)) == [], path
@@ -229,7 +235,7 @@ def test_analysis_writes_the_schemas_outputs(tmp_path):
                                 "user_insns": 3000}})
     tcg = synth.make_results(str(tmp_path), {"jump-label": values,
                                              "atomic-read": base},
-                             mode="tcg", name="20261202T000000Z-def5678")
+                             accel="tcg", name="20261202T000000Z-def5678")
     hist = tmp_path / "history.csv"
     summary = []
     for d in (icount, tcg):
@@ -256,9 +262,9 @@ def test_the_committed_outputs_are_the_schemas():
     dirs = sorted(p.parent for p in (ROOT / "results").glob("*/stats.json"))
     assert dirs, "no committed results dir to check"
     for d in dirs:
-        check_summary(d / "summary.csv")
-        check_stats(d / "stats.json")
-    check_history(ROOT / "results" / "history.csv")
+        check_summary(d / "summary.csv", older=True)
+        check_stats(d / "stats.json", older=True)
+    check_history(ROOT / "results" / "history.csv", older=True)
 
 
 def test_the_methods_are_the_schemas():

@@ -210,7 +210,7 @@ def test_model_set_changes_a_preset_parameter():
      "--model-preset skylake: no such preset; known: goldencove, nehalem, "
      "zen4"),
     (["--model-preset", "zen4", "--no-plugin"],
-     "--model-preset runs in the TCG plugin, in icount mode"),
+     "--model-preset runs in the TCG plugin, under icount"),
     (["--model-preset", "zen4", "--accel", "kvm"], "use --accel icount"),
     (["--model-preset", "zen4", "--accel", "tcg"], "use --accel icount"),
     (["--model-set", "l2_miss=20"], "add --model or --model-preset"),

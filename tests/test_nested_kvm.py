@@ -10,8 +10,8 @@ fixtures: the same cache as the other integration tests):
   selftest  bench/selftest --accel kvm into the kvm step's results dir,
             jump-label only (the kernel whose static-key sites are patched;
             a nested boot costs a minute, mostly its slow serial console).
-Then analysis/analyze and analysis/report on the host, whose mode line must
-say that the kvm figures come from an emulated machine. The whole test
+Then analysis/analyze and analysis/report on the host, whose accelerator
+line must say that the kvm figures come from an emulated machine. The whole test
 takes several minutes (docs/nested.md). When the outer machine stalls
 (tests/nested/run exits 124), another one is started, three machines at
 most, and the test says so (a warning in pytest's summary); a step that
@@ -163,13 +163,13 @@ def rows(d):
 def test_auto_probes_and_picks_kvm(nested):
     d = results_dir(nested[0], "auto")
     m = meta(d)
-    assert m["accel"]["mode"] == "kvm" and m["accel"]["kvm_kind"] == "kvm_amd"
+    assert m["accel"]["name"] == "kvm" and m["accel"]["kvm_kind"] == "kvm_amd"
     reason = m["accel"]["reason"]
     assert "/dev/kvm is usable (kvm_amd)" in reason, reason
     assert "probe boot reached the agent" in reason, reason
     assert m["host"]["nested"], m["host"]
     assert os.path.getsize(os.path.join(d, "raw", "probe-kvm.log")) > 0
-    assert [(r["variant"], r["mode"], r["status"]) for r in rows(d)] == [
+    assert [(r["variant"], r["accel"], r["status"]) for r in rows(d)] == [
         ("jump-label", "kvm", "ok")]
 
 
@@ -179,7 +179,7 @@ def test_kvm_runs_every_variant(nested):
     r = []
     for d in dirs:
         m = meta(d)
-        assert m["accel"]["mode"] == "kvm" and m["host"]["nested"]
+        assert m["accel"]["name"] == "kvm" and m["host"]["nested"]
         r += rows(d)
         cmds = glob.glob(os.path.join(d, "raw", "[0-9]*.qemu-cmd"))
         assert len(cmds) == len(rows(d))
@@ -188,7 +188,7 @@ def test_kvm_runs_every_variant(nested):
     assert sorted(x["variant"] for x in r) == sorted(VARIANTS)
     for x in r:
         assert x["status"] == "ok", x["reason"]
-        assert x["mode"] == "kvm" and x["kernel_warnings"] == "0", x
+        assert x["accel"] == "kvm" and x["kernel_warnings"] == "0", x
         assert float(x["throughput_mbps"]) > 0 and int(x["ops"]) > 0
         for col in HW_COUNTERS:
             assert x[col] == "not-supported", (col, x[col])
@@ -218,16 +218,16 @@ def test_report_says_the_kvm_host_was_emulated(nested, tmp_path):
          str(history), "-q", d])
     with open(os.path.join(d, "stats.json")) as f:
         st = json.load(f)
-    assert st["nested"] and "not hardware" in st["mode_description"]
+    assert st["nested"] and "not hardware" in st["accel_description"]
     with open(history, newline="") as f:
-        assert {x["mode"] for x in csv.DictReader(f)} == {"kvm-nested"}
+        assert {x["accel"] for x in csv.DictReader(f)} == {"kvm-nested"}
     out = tmp_path / "REPORT.md"
     run([PYTHON, str(ROOT / "analysis" / "report"), d, "--out", str(out),
          "--plots", str(tmp_path)])
     text = out.read_text()
-    # the mode, stated once under the title
-    assert "*Mode kvm, nested in an emulated machine" in text
-    assert "mode kvm: hardware" not in text.lower()
+    # the accelerator, stated once under the title
+    assert "*Accelerator kvm, nested in an emulated machine" in text
+    assert "accelerator kvm: hardware" not in text.lower()
     assert "compared with nothing" in text
     assert "ordering reproduced" not in text and "NOT reproduced" not in text
     assert "hardware throughput" not in text.replace(

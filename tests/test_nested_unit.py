@@ -1,6 +1,6 @@
 """The kvm path's nested-machine pieces without booting: the probe's bound,
-the host's nested flag, the report's mode line, tests/nested/run's usage,
-its stall watch (on a stand-in outer QEMU) and the nested test's
+the host's nested flag, the report's accelerator line, tests/nested/run's
+usage, its stall watch (on a stand-in outer QEMU) and the nested test's
 retry-once-on-stall."""
 import os
 import subprocess
@@ -126,23 +126,23 @@ def test_nested_host_from_env_or_an_emulated_cpu(tmp_path):
     assert "nested" in hostinfo.host("true")
 
 
-def test_mode_line_of_a_nested_kvm_run():
-    st = {"mode": "kvm"}
-    assert runinfo.mode_key(st) == "kvm"
-    assert report.mode_line(st).startswith("*Mode kvm: hardware; ")
+def test_accel_line_of_a_nested_kvm_run():
+    st = {"accel": "kvm"}
+    assert runinfo.accel_key(st) == "kvm"
+    assert report.accel_line(st).startswith("*Accelerator kvm: hardware; ")
     assert fmt.head("T") == "### T"
     st = dict(st, nested=runinfo.nested({"host": {"nested": "QEMU TCG"}}),
               groups={"main": ["jump-label"]})
-    assert runinfo.mode_key(st) == "kvm-nested"
-    line = report.mode_line(st)
+    assert runinfo.accel_key(st) == "kvm-nested"
+    line = report.accel_line(st)
     assert "nested in an emulated machine" in line and "not hardware" in line
-    nested_mode = schema.MODE["kvm-nested"]
-    for text in (nested_mode.head, nested_mode.sees, nested_mode.what,
-                 nested_mode.confound, nested_mode.description,
-                 nested_mode.plot_title):
+    nested = schema.ACCEL["kvm-nested"]
+    for text in (nested.head, nested.sees, nested.what,
+                 nested.confound, nested.description,
+                 nested.plot_title):
         assert "hardware throughput" not in text.replace(
             "not hardware throughput", "")
-    assert runinfo.mode_key({"mode": "icount", "nested": "x"}) == "icount"
+    assert runinfo.accel_key({"accel": "icount", "nested": "x"}) == "icount"
     assert runinfo.nested({}) is None and runinfo.nested({"host": {}}) is None
     # shown, never compared: no answer, no verdict, no 2011 table
     assert verdict.answer(st).startswith("**Answer.** None from this run")

@@ -81,7 +81,7 @@ def test_bad_pipe_options_are_usage_errors(argv, words):
 
 
 def test_a_pipe_run_has_its_kernel_command_line_and_no_fixed_length():
-    p = {"workload": "pipe", "mode": "pipe", "loops": 300, "perf": "none",
+    p = {"workload": "pipe", "task": "pipe", "loops": 300, "perf": "none",
          "clients": 20}
     r = plan.Run(1, 1, 1, "jump-label", "jump-label", 9,
                  plan.FIXED_WORK_SECONDS)
@@ -90,7 +90,7 @@ def test_a_pipe_run_has_its_kernel_command_line_and_no_fixed_length():
     assert plan.profile_defaults("quick", "icount", "pipe") == (6, (0,))
     assert plan.guest_seconds(p, 0) == pytest.approx(
         300 * workloads.WORKLOAD["pipe"].us_per_n * 1e-6)
-    tb = {"mode": "tbench", "clients": 2, "perf": "none"}
+    tb = {"task": "tbench", "clients": 2, "perf": "none"}
     assert runner.workload_words(tb, r._replace(seconds=5))[:2] == [
         "jlbench.clients=2", "jlbench.seconds=5"]
 
@@ -99,7 +99,7 @@ def test_the_pipe_block_gives_its_cells_and_tbench_leaves_them_out(
         tmp_path):
     rep = console.parse(BLOCK)
     assert console.verdict(rep, "QEMU exited", "pipe") == ("ok", "")
-    # a tbench verdict of this block: the mode is not tbench
+    # a tbench verdict of this block: the task is not tbench
     assert console.verdict(rep, "QEMU exited")[0] == "failed"
     cells = results.figures(rep.block, ["task-clock"], "pipe")
     assert cells["ops"] == "2000" and cells["pipe_usecs_per_op"] == \
@@ -128,9 +128,9 @@ def test_a_pipe_block_without_a_figure_fails(key, value):
     assert status == "failed" and key in reason
 
 
-def test_pipe_headline_is_round_trips_per_second_in_every_mode(tmp_path):
-    for mode in schema.RUN_MODES:
-        assert metrics.headline(mode, "pipe") == "ops_per_s"
+def test_pipe_headline_is_round_trips_per_second_under_every_accel(tmp_path):
+    for accel in schema.RUN_ACCELS:
+        assert metrics.headline(accel, "pipe") == "ops_per_s"
     assert metrics.headline("kvm") == "throughput_mbps"
     runs = pd.DataFrame({"ops": [2000, 2000], "seconds": [0, 0],
                          "pipe_usecs_per_op": [40.0, 50.0]})
@@ -139,7 +139,7 @@ def test_pipe_headline_is_round_trips_per_second_in_every_mode(tmp_path):
     cols = schema.run_columns([], workload="pipe")
     row = dict.fromkeys(cols, "")
     row.update(index="1", round="1", position="1", variant="jump-label",
-               label="jump-label", mode="icount", status="ok", ops="2000",
+               label="jump-label", accel="icount", status="ok", ops="2000",
                seconds="0", pipe_usecs_per_op="40.000000")
     path = tmp_path / "runs.csv"
     pd.DataFrame([row], columns=cols).to_csv(path, index=False)

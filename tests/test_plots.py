@@ -56,7 +56,7 @@ def test_every_figure_renders_as_svg_and_png(tmp_path):
         svg = (out / (name + ".svg")).read_text()
         assert svg.lstrip().startswith("<?xml") and "<svg" in svg
         assert titles[name] in svg, name
-        assert "mode icount" in svg or name == "history"
+        assert "accelerator icount" in svg or name == "history"
         assert svg.count("<path") > 3, name
         png = (out / (name + ".png")).read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000, name
@@ -76,12 +76,12 @@ def test_figures_without_data_are_removed(tmp_path):
     (out / "branches.png").write_text("stale")
     d = analyzed(tmp_path, values={"jump-label": [24.0, 27.0, 22.0],
                                    "atomic-read": [25.0, 21.0, 28.0]},
-                 mode="tcg", perf={"branches": "not-supported"})
+                 accel="tcg", perf={"branches": "not-supported"})
     p = run([DRAW, "--out", str(out), d])
     assert "branches: no data in this run, not drawn" in p.stderr
     assert not (out / "branches.svg").exists()
     assert not (out / "branches.png").exists()
-    assert "mode tcg" in (out / "throughput.svg").read_text()
+    assert "accelerator tcg" in (out / "throughput.svg").read_text()
 
 
 def test_draw_validates_its_options(tmp_path):
@@ -229,12 +229,12 @@ def test_seeds_data_are_per_seed_and_paired_as_the_report_pairs(tmp_path):
         (data / "seeds.vars").read_text()
 
 
-@pytest.mark.parametrize("mode, rounds", [("tcg", 3), ("icount", 1)])
-def test_seeds_need_icount_and_two_seeds_per_label(tmp_path, mode, rounds):
+@pytest.mark.parametrize("accel, rounds", [("tcg", 3), ("icount", 1)])
+def test_seeds_need_icount_and_two_seeds_per_label(tmp_path, accel, rounds):
     d = synth.make_results(str(tmp_path / "results"),
                            {"jump-label": [40.0, 40.4, 40.2][:rounds],
                             "atomic-read": [39.9, 40.1, 40.3][:rounds]},
-                           mode=mode)
+                           accel=accel)
     run([PYTHON, str(ROOT / "analysis" / "analyze"), "--no-history", d])
     data, listed = prepared(tmp_path, d)
     assert "throughput" in listed and "seeds" not in listed

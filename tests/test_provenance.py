@@ -116,7 +116,7 @@ def test_a_results_dir_records_what_defines_its_run(setup):
     git = prov["git"]
     assert len(git["commit"]) == 40
     assert (git["diff"] == "git.diff") == bool(git["dirty"])
-    assert prov["notes"] == [] and prov["mode"] == "icount"
+    assert prov["notes"] == [] and prov["accel"] == "icount"
     # no path of this machine: the cache is $JLBENCH_CACHE
     for name in ("meta.json", "provenance/provenance.json", "reproduce.sh"):
         text = open(os.path.join(d, name)).read()

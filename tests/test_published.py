@@ -41,7 +41,7 @@ def pipe_runs(scale_on):
                  "model_cycles": 12000, "model_cycles_ooo": 11000,
                  "pipe_usecs_per_op": 40.0}
             row = {"label": lab, "variant": lab, "status": "ok",
-                   "mode": "icount", "round": i, "perturb_seed": str(seed),
+                   "accel": "icount", "round": i, "perturb_seed": str(seed),
                    "ops": 1000}
             for c, v in f.items():
                 v = v * k * (scale_on.get(c, 1.0) if lab == "jump-label"
@@ -88,7 +88,7 @@ def test_section_sets_each_model_beside_the_published_change(monkeypatch):
     runs = pipe_runs({"kernel_mispredicts": 0.88, "model_cycles": 0.96,
                       "model_cycles_ooo": 0.97})
     res = SimpleNamespace(runs=runs)
-    st = {"mode": "icount", "linux": "6.1",
+    st = {"accel": "icount", "linux": "6.1",
           "published": {"source": "src/linux-x/" + published.DOC,
                         "table": TABLE}}
     meta = {"protocol": {"workload": "pipe", "loops": 100000}}

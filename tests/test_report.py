@@ -64,7 +64,7 @@ def check_layout(text, figure):
     collapsed. The mode is stated once: no heading repeats it."""
     lines = text.splitlines()
     first = "\n".join(lines[:40])
-    for want in ("*Mode ", "**Answer.**", ", 2011 vs here\n",
+    for want in ("*Accelerator ", "**Answer.**", ", 2011 vs here\n",
                  " | verdict |", figure):
         assert want in first, want
     assert "### Verdict" not in text
@@ -161,7 +161,7 @@ def test_report_tcg_without_counters_matches_golden(tmp_path):
         str(tmp_path / "results"),
         {"jump-label": [24.1, 27.9, 22.5], "atomic-read": [25.3, 21.7, 28.8],
          "plain-read": [26.0, 23.1, 24.4]},
-        mode="tcg", perf={"branches": "not-supported"},
+        accel="tcg", perf={"branches": "not-supported"},
         name="20261203T120000Z-0a1b2c3", builds=False)
     tool("analyze", d)
     out = tmp_path / "REPORT.md"
@@ -174,7 +174,8 @@ def test_report_tcg_without_counters_matches_golden(tmp_path):
     assert "ops/s vs atomic [95% CI]" in text
     assert "in tbench throughput (MB/s)" in text.split("\n")[4]
     assert "**not measured on this host**" in text
-    assert "*Mode tcg: emulated wall-clock, noisy, not hardware; " in text
+    assert "*Accelerator tcg: emulated wall-clock, noisy, not hardware; " \
+        in text
     assert "were not drawn" in text
     assert "No s390x selftest in this results dir" in text
 

@@ -21,7 +21,7 @@ from bench.tries import plan, runner  # noqa: E402
 from lib import workloads  # noqa: E402
 from lib.format import console  # noqa: E402
 
-RUN = [w for w in workloads.WORKLOADS if w.mode == "run"]
+RUN = [w for w in workloads.WORKLOADS if w.task == workloads.RUN]
 BASE = ["--builds", "b.tsv", "--initramfs", "i.cpio.gz"]
 # guest-image/agent/cmdline.h: JLB_CMD_LEN - 1 bytes, JLB_MAX_ARGS words
 CMD_LEN, MAX_ARGS = 511, 32
@@ -31,12 +31,13 @@ def test_records_are_complete_and_consistent():
     names = [w.name for w in workloads.WORKLOADS]
     assert len(set(names)) == len(names) and names[0] == workloads.DEFAULT
     assert workloads.SUITE == names
-    assert {w.mode for w in workloads.WORKLOADS} == {"tbench", "pipe", "run"}
+    assert {w.task for w in workloads.WORKLOADS} == {
+        workloads.TBENCH, workloads.PIPE, workloads.RUN}
     for w in workloads.WORKLOADS:
         assert re.fullmatch(r"[a-z0-9-]+", w.name), w.name
         assert w.op and w.area and w.title and w.package, w.name
         assert w.binary.startswith("/"), w.name
-        assert (w.n is None) == (w.mode == "tbench"), w.name
+        assert (w.n is None) == (w.task == workloads.TBENCH), w.name
     for w in RUN:
         assert w.argv[0] == w.binary and "{n}" in w.argv and w.expect
         assert w.n > 0 and w.per_n > 0 and w.us_per_n > 0
@@ -52,7 +53,7 @@ def test_every_workload_package_is_installed_by_lib_deps():
 
 def test_run_mode_words_carry_the_command_and_its_operations():
     w = workloads.WORKLOAD["messaging"]
-    p = {"workload": "messaging", "mode": "run", "loops": 7, "perf": "none"}
+    p = {"workload": "messaging", "task": "run", "loops": 7, "perf": "none"}
     r = plan.Run(1, 1, 1, "jump-label", "jump-label", 9,
                  plan.FIXED_WORK_SECONDS)
     words = runner.workload_words(p, r)

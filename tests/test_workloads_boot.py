@@ -57,7 +57,7 @@ def test_every_workload_runs_and_repeats_bit_for_bit(
         smoke_builds_tsv, smoke_image, tmp_path):
     failed = []
     with cpu_lock():
-        for w in [w for w in workloads.WORKLOADS if w.mode == "run"]:
+        for w in [w for w in workloads.WORKLOADS if w.task == workloads.RUN]:
             outs = [tmp_path / w.name / str(i) for i in (1, 2)]
             procs = [_start(w, o, smoke_builds_tsv, smoke_image)
                      for o in outs]

@@ -109,7 +109,7 @@ def first_window(res, label):
     if not tries:
         raise FormatError(
             "%s has no profiled ok try of label %r (raw/*%s): run it in "
-            "icount mode with the branch-count plugin"
+            "icount with the branch-count plugin"
             % (res.path, label, pf.RAW_EXT))
     row, path = tries[0]
     return of_profile(path)._replace(ops=int(row["ops"]))

@@ -6,7 +6,7 @@ build --config: full, distro, smoke), or of another Linux version
 (--source: 6.1, 6.12), is another results dir. REPORT.md sets the run it
 comes from beside the newest analysed run of each other config (of its
 Linux version), and of each other version (of its config), under the same
-results/ dir, of the same mode, clients and run length, so that every
+results/ dir, of the same accelerator, clients and run length, so that every
 figure of the tables is one of those runs' stats.json and build.json, and
 links to each. Only runs of the built-in kernels against atomic-read
 (runinfo.with_2011) are set side by side: the tables are about jump
@@ -43,7 +43,7 @@ VERSIONS = Axis(linux_of, config_of, lambda v: "Linux %s" % v, "version")
 
 
 def _protocol(meta, st):
-    return (st.get("mode"), proto(meta, "clients"), proto(meta, "seconds"))
+    return (st.get("accel"), proto(meta, "clients"), proto(meta, "seconds"))
 
 
 def peers(res, st, axis):

@@ -59,7 +59,7 @@ SITES = "site_execs"
 PER_CHECK = {"insns": "count.off_insns_per_iter"}
 NO_PROFILES = (
     "%s has no per-function profile (raw/*%s): it was made before the "
-    "plugin wrote profiles, or not in icount mode; rerun it in icount mode "
+    "plugin wrote profiles, or not under icount; rerun it under icount "
     "with the branch-count plugin (./run_all.sh --accel icount, or "
     "bench/run --accel icount without --no-plugin)")
 
@@ -158,7 +158,7 @@ def pair_key(a, b):
     the seeds of one all occur in the other (the headline's pairing, and
     analysis/compare's), else by round."""
     sa, sb = set(a.keys("perturb_seed")), set(b.keys("perturb_seed"))
-    icount = all((t.runs["mode"] == "icount").all() for t in (a, b))
+    icount = all((t.runs["accel"] == "icount").all() for t in (a, b))
     if icount and "" not in sa | sb and \
             len(sa & sb) == min(len(sa), len(sb)):
         return "perturb_seed"

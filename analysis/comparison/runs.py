@@ -2,7 +2,8 @@
 
 It first names everything that differs between the two dirs (setup()):
 the kernel of each label, the guest image, QEMU, the plugin, the model,
-the protocol, the mode and the commit, and each dir's baseline (meta.json).
+the protocol, the accelerator and the commit, and each dir's baseline
+(meta.json).
 Then per label found in both dirs, whatever its variant's name, and
 metric: old and
 new mean +- the 95% CI half-width in %, and the change new vs old. Under
@@ -32,8 +33,8 @@ from analysis.results.load import per_run
 from lib.format import schema
 
 
-def mode_of(res):
-    return "/".join(sorted(set(res.runs["mode"])))
+def accel_of(res):
+    return "/".join(sorted(set(res.runs["accel"])))
 
 
 def commit_of(res):
@@ -58,7 +59,7 @@ def setup(res):
     model = meta.get("model")
     plugin = (meta.get("plugin") or {}).get("path") or "none"
     return {
-        "mode": mode_of(res),
+        "accel": accel_of(res),
         "commit": commit_of(res),
         "image": _one(runs["image_hash"]) if "image_hash" in runs
         else UNKNOWN,
@@ -111,7 +112,7 @@ def frame(res, label, metric):
     ok = runs[(runs["status"] == "ok") & (runs["label"] == label)]
     out = pd.DataFrame({"seed": ok["perturb_seed"].astype(str).values,
                         "round": ok["round"].astype(int).values,
-                        "icount": (ok["mode"] == "icount").values,
+                        "icount": (ok["accel"] == "icount").values,
                         "value": per_run(ok, metric)[0].values})
     return out.dropna()
 
@@ -153,8 +154,8 @@ def rows(old, new, cal):
     out = []
     env_changed = bool(differences(old, new))
     k_old, k_new = kernels(old), kernels(new)
-    mode = mode_of(new)
-    head = metrics.headline(mode) if mode in schema.MODE \
+    accel = accel_of(new)
+    head = metrics.headline(accel) if accel in schema.ACCEL \
         else "throughput_mbps"
     names = [head] + [m for m in metrics.names() if m != head] + counters
     for metric in names:

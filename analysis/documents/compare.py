@@ -2,7 +2,7 @@
 (the figures: analysis/comparison/runs.py)."""
 from analysis.results.load import ok_rows
 from analysis.comparison.runs import (commit_of, differences, kernels,
-                                      mode_of, rows)
+                                      accel_of, rows)
 from analysis.sections import fmt as F
 from analysis.stats import calibrate
 
@@ -22,10 +22,10 @@ def notes(old, new):
         out.append("the dirs have different baselines (%s vs %s): each "
                    "label is compared with itself, not with a baseline"
                    % (old.baseline, new.baseline))
-    if mode_of(old) != mode_of(new):
-        out.append("the runs used different modes (%s vs %s): their "
+    if accel_of(old) != accel_of(new):
+        out.append("the runs used different accelerators (%s vs %s): their "
                    "absolute figures are not comparable" % (
-                       mode_of(old), mode_of(new)))
+                       accel_of(old), accel_of(new)))
     for tag, res in (("old", old), ("new", new)):
         n = ok_rows(res.runs).groupby("label").size()
         small = sorted(lab for lab, k in n.items() if k < 5)
@@ -60,8 +60,8 @@ def what_changed(old, new):
 
 def render(old, new):
     """The whole comparison as text (a Markdown table and notes)."""
-    head = ["%s: %s (mode %s, commit %s, baseline %s)" % (
-        tag, res.path, mode_of(res), commit_of(res), res.baseline)
+    head = ["%s: %s (accelerator %s, commit %s, baseline %s)" % (
+        tag, res.path, accel_of(res), commit_of(res), res.baseline)
         for tag, res in (("old", old), ("new", new))]
     head += what_changed(old, new) + [""]
     cal = calibrate.for_run(new.meta)

@@ -7,7 +7,8 @@ The baseline is stats.json's (the results dir's meta.json); a run that does not
 repeat 2011's comparison (runinfo.with_2011: user variants, another
 baseline) is set beside nothing of 2011's.
 
-Layout: the first screen holds the mode (stated once), the answer (its CI
+Layout: the first screen holds the accelerator (stated once), the answer (its
+CI
 and the A/A noise floor), the 2011-vs-here table with each comparison's
 verdict (without 2011's columns when the run is not 2011's comparison) and
 the main figure (analysis/sections/figures.py);
@@ -50,7 +51,7 @@ def table_2011(st, res):
     name = headline(st)
     hm = metric(st, name)
     comps = comparisons(hm, "main")
-    side = metric(st, metrics.other(st["mode"])) if "headline" in st \
+    side = metric(st, metrics.other(st["accel"])) if "headline" in st \
         else None
     side_comps = comparisons(side, "main") if side else {}
     rows = []
@@ -143,7 +144,7 @@ def _metric_names(st):
     """The throughput metrics of a stats dict, the headline first."""
     if "headline" not in st:
         return ["throughput_mbps"]
-    return [st["headline"], metrics.other(st["mode"])]
+    return [st["headline"], metrics.other(st["accel"])]
 
 
 def statistics(st):
@@ -151,7 +152,7 @@ def statistics(st):
     for name in _metric_names(st):
         what = unit(name) + (" (headline)" if name == headline(st) else "")
         out += [head("%s per variant: ok runs (boots%s)" % (what, (
-            "; one perturbation seed each" if st["mode"] == "icount"
+            "; one perturbation seed each" if st["accel"] == "icount"
             else ""))), "",
             variant_table(st, "main", name) if st["groups"]["main"]
             else AA_ONLY, "",
@@ -163,7 +164,7 @@ def statistics(st):
         "the stdev of the per-seed differences), in % of the baseline " \
         "mean. MDE: the smallest change a t test detects with 80% power " \
         "at alpha 0.05 at that noise."
-    if st["mode"] == "icount":
+    if st["accel"] == "icount":
         note += " Under icount a comparison is the median of the " \
             "per-seed % changes with its distribution-free interval (at " \
             "least 95% whatever the seeds' distribution, from 6 seeds; " \
@@ -185,7 +186,7 @@ def statistics(st):
                        "bit under icount), so it is paired with its kernel "
                        "by round: two independent draws of one kernel, "
                        "whose per-pair change has median 0."
-                       if st["mode"] == "icount" else ""))
+                       if st["accel"] == "icount" else ""))
     else:
         out.append("No A/A control in this run (bench/run adds one unless "
                    "`--no-aa`).")
@@ -274,11 +275,11 @@ def arch_sections(res):
     return out
 
 
-def mode_line(st):
-    """The one statement of the run's mode: every figure of the report is
-    of it (the headings do not repeat it)."""
-    return "*%s; every figure below is of this mode.*" % (
-        runinfo.mode(st).head[0].upper() + runinfo.mode(st).head[1:])
+def accel_line(st):
+    """The one statement of the run's accelerator: every figure of the
+    report is of it (the headings do not repeat it)."""
+    return "*%s; every figure below is of this accelerator.*" % (
+        runinfo.accel(st).head[0].upper() + runinfo.accel(st).head[1:])
 
 
 def title(st):
@@ -334,9 +335,9 @@ def contents(top, body):
 
 
 def render(res, st, out_path, plots_dir):
-    """The whole REPORT.md text: first the mode, the answer, the table that
-    carries it (with each comparison's verdict) and the main figure, then
-    the contents, then the sections. A run of another
+    """The whole REPORT.md text: first the accelerator, the answer, the
+    table that carries it (with each comparison's verdict) and the main
+    figure, then the contents, then the sections. A run of another
     workload than tbench has its own (analysis/documents/workload.py)."""
     if compat.workload(st) != compat.WORKLOAD:
         return workload.render(res, st, out_path, plots_dir)
@@ -346,7 +347,7 @@ def render(res, st, out_path, plots_dir):
     note = facts.config_note(res)
     titles = figures.titles(st["baseline"], with_2011(st))
     top = "\n".join(
-        [title(st), "", mode_line(st), "", answer(st), ""]
+        [title(st), "", accel_line(st), "", answer(st), ""]
         + ([note, ""] if note else []) + [table_2011(st, res), ""]
         + main_figure(plots_dir, out_dir, res.run_id, titles))
     sections = [

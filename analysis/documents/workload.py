@@ -30,7 +30,7 @@ def _workload(st):
 
 
 def _headline(st):
-    return metric(st, schema.WORKLOAD[compat.workload(st)].headline)
+    return metric(st, schema.figures(compat.workload(st)).headline)
 
 
 def _cell(x, digits=6):
@@ -118,7 +118,7 @@ def answer(st):
     if not parts:
         return "No comparison against `%s` in this run." % st["baseline"]
     return ("**Answer** (%s): %s operations (one: %s) per second "
-            "against `%s`: %s." % (runinfo.mode(st).head, w.name, w.op,
+            "against `%s`: %s." % (runinfo.accel(st).head, w.name, w.op,
                                    st["baseline"], "; ".join(parts)))
 
 
@@ -141,8 +141,8 @@ def workload(res, st):
             if p.get("perf", "none") != "none" else "",
             w.op, workloads.ops(w, n),
             " by perf bench's own clock (10^6 / its usecs/op)"
-            if w.mode == "pipe" else ", guest seconds of the command")]
-    if w.name == "pipe":
+            if w.task == workloads.PIPE else ", guest seconds of the command")]
+    if w.name == workloads.PUBLISHED:
         text += [
             "",
             "Differences from the documentation's measurement: it ran on "

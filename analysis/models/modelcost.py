@@ -162,8 +162,8 @@ def model_order(name):
 
 def _protocol(meta, st):
     """What runs must share for their bands to sit in one table: the
-    workload, mode, clients and baseline."""
-    return (compat.workload(st), st.get("mode"),
+    workload, accelerator, clients and baseline."""
+    return (compat.workload(st), st.get("accel"),
             proto(meta, "clients"), st.get("baseline"))
 
 

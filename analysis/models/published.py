@@ -26,7 +26,7 @@ from analysis.results.load import (FormatError, Results, ok_rows, per_run,
                                    split_counter)
 from analysis.results.metrics import missing
 from analysis.stats import analyze
-from lib import hostinfo, variants
+from lib import hostinfo, variants, workloads
 
 DOC = "Documentation/staging/static-keys.rst"
 # The two perf stat blocks of DOC, by the words that open them.
@@ -135,7 +135,7 @@ def figures(res):
     jump-label (on), and their comparison dict, paired by perturbation
     seed as its headline (the median rule)."""
     ok = ok_rows(res.runs)
-    mode = ok["mode"].iloc[0] if len(ok) else "icount"
+    accel = ok["accel"].iloc[0] if len(ok) else "icount"
     runs = {lab: ok[ok["label"] == lab] for lab in (ON, OFF)}
     out = {}
     for counter, here, what in ROWS:
@@ -148,7 +148,7 @@ def figures(res):
             continue
         out[(counter, here)] = Figure(
             float(v[OFF].mean()), float(v[ON].mean()), analyze.compare(
-                mode, runs[ON].loc[v[ON].index], v[ON],
+                accel, runs[ON].loc[v[ON].index], v[ON],
                 runs[OFF].loc[v[OFF].index], v[OFF], [],
                 "%s vs %s (%s)" % (ON, OFF, here)))
     return out
@@ -163,8 +163,8 @@ def applies(st):
 
 
 def _pipe_run(meta, st):
-    return st.get("workload") == "pipe" and st.get("mode") == "icount" \
-        and applies(st)
+    return st.get("workload") == workloads.PUBLISHED \
+        and st.get("accel") == "icount" and applies(st)
 
 
 def runs(res, st):

@@ -132,7 +132,8 @@ def _read_csv(path):
     try:
         with open(path, newline="") as f:
             reader = csv.DictReader(f)
-            return list(reader), list(reader.fieldnames or [])
+            header = schema.current(reader.fieldnames or [])
+            return [dict(zip(header, r.values())) for r in reader], header
     except (OSError, csv.Error, UnicodeDecodeError):
         return None, []
 
@@ -153,7 +154,7 @@ def _meta_workload(path):
             name = schema.workload(json.load(f))
     except (OSError, ValueError, AttributeError):
         return workloads.DEFAULT
-    return name if name in schema.WORKLOAD else workloads.DEFAULT
+    return name if name in workloads.WORKLOAD else workloads.DEFAULT
 
 
 class _Row:

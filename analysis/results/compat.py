@@ -9,6 +9,9 @@ is one file.
 - stats.json and meta.json before `bench/run --baseline`: the baseline
   was atomic-read (lib/format/schema.py BASELINE).
 - runs.csv before its `seconds` column: meta.json's protocol.seconds.
+- runs.csv, summary.csv, history.csv and stats.json before the accelerator
+  was `accel`: it was `mode` (stats.json's description `mode_description`;
+  runs.csv's rename is lib/format/schema.py RENAMED, which bench/ reads too).
 - history.csv before `metric` and `headline`: MB/s columns named
   mean_mbps, ci_lo_mbps, ci_hi_mbps, all of them headline rows; before
   `config`: every row of the full config (left empty).
@@ -53,8 +56,18 @@ def run_seconds(runs, meta):
     return out.fillna(float(default) if default else float("nan"))
 
 
+def stats(st):
+    """A stats dict with today's keys."""
+    for old, new in (("mode", "accel"),
+                     ("mode_description", "accel_description")):
+        if old in st and new not in st:
+            st[new] = st.pop(old)
+    return st
+
+
 def history(h):
     """A history.csv frame with today's columns."""
+    h = h.rename(columns={"mode": "accel"})
     if "metric" not in h.columns:
         h = h.rename(columns=HISTORY_NAMES)
         h["metric"], h["headline"] = HEADLINE, "1"

@@ -14,7 +14,7 @@ import re
 import pandas as pd
 
 from analysis.results import compat, metrics
-from analysis.results.runinfo import mode_key
+from analysis.results.runinfo import accel_key
 from lib.format import outputs
 
 COLUMNS = outputs.HISTORY_COLUMNS
@@ -54,7 +54,7 @@ def _metric_rows(st, meta, builds, thr):
         b = builds.get(info["variant"], {})
         src = b.get("source") if isinstance(b.get("source"), dict) else {}
         out.append(dict(
-            facts, run_id=st["run_id"], mode=mode_key(st),
+            facts, run_id=st["run_id"], accel=accel_key(st),
             group=info["group"], label=info["label"],
             variant=info["variant"], n=d["n"], failed=info["failed"],
             kernel_version=src.get("version", ""),

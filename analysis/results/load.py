@@ -40,6 +40,7 @@ def read_runs(path, drop_lines=()):
     except (OSError, pd.errors.ParserError,
             pd.errors.EmptyDataError) as e:
         raise FormatError("cannot read %s: %s" % (path, e))
+    df.columns = schema.current(df.columns)
     df = df.drop(index=[n - 2 for n in drop_lines if 0 <= n - 2 < len(df)]) \
         .reset_index(drop=True)
     missing = [c for c in schema.required_columns()
@@ -53,9 +54,10 @@ def read_runs(path, drop_lines=()):
         if c in df.columns:
             df[c] = pd.to_numeric(df[c].str.strip(), errors="coerce")
     df["label"] = df["label"].where(df["label"] != "", df["variant"])
-    bad = sorted(set(df["mode"]) - set(schema.RUN_MODES))
+    bad = sorted(set(df["accel"]) - set(schema.RUN_ACCELS))
     if bad:
-        raise FormatError("%s: unknown mode %s" % (path, ", ".join(bad)))
+        raise FormatError("%s: unknown accelerator %s"
+                          % (path, ", ".join(bad)))
     bad = sorted(set(df["status"]) - {"ok", "failed"})
     if bad:
         raise FormatError("%s: unknown status %s" % (path, ", ".join(bad)))
@@ -123,6 +125,12 @@ def read_samples(path):
     df["warmup"] = df["warmup"].astype(str).str.lower().isin(
         ("1", "true", "yes"))
     return df
+
+
+def read_stats(path):
+    """stats.json (analysis/analyze's) as a dict with today's keys (older
+    files through compat), or {} when absent."""
+    return compat.stats(read_json(path))
 
 
 def read_json(path):

@@ -13,7 +13,7 @@ Every metric is a per-run figure, higher is better:
 
 The headline metric is the one the verdict, the first table and the first
 plot use: operations per second under icount; MB/s on kvm and tcg, as in
-2011, with operations per second beside it (lib/format/schema.py MODES, with
+2011, with operations per second beside it (lib/format/schema.py ACCELS, with
 the metrics' names and units).
 """
 
@@ -26,15 +26,15 @@ def names():
     return list(schema.THROUGHPUT)
 
 
-def headline(mode, workload=workloads.DEFAULT):
-    """The metric that answers the question in this accelerator mode, for
+def headline(accel, workload=workloads.DEFAULT):
+    """The metric that answers the question in this accelerator, for
     this workload (lib/format/schema.py WORKLOADS: pipe has its own)."""
-    return schema.WORKLOAD[workload].headline or schema.MODE[mode].headline
+    return schema.figures(workload).headline or schema.ACCEL[accel].headline
 
 
-def other(mode):
+def other(accel):
     """The throughput metric shown beside the headline."""
-    return next(m for m in schema.THROUGHPUT if m != headline(mode))
+    return next(m for m in schema.THROUGHPUT if m != headline(accel))
 
 
 def title(name, default=None):

@@ -7,7 +7,7 @@ import os
 import re
 
 from analysis.results import suite
-from analysis.results.load import FormatError, read_json
+from analysis.results.load import FormatError, read_json, read_stats
 from lib.format import schema
 
 # A results dir's name: its UTC start time and the commit's short sha
@@ -50,7 +50,7 @@ def analysed(root, but=None):
         if but is not None and os.path.samefile(path, but):
             continue
         try:
-            st = read_json(os.path.join(path, "stats.json"))
+            st = read_stats(os.path.join(path, "stats.json"))
             meta = read_json(os.path.join(path, "meta.json"))
         except FormatError:
             continue

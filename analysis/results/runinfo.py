@@ -1,5 +1,5 @@
 """What a run was, from its meta.json, build.json copies and stats.json:
-the accelerator mode (with the nested flag), the Linux version, the
+the accelerator (with the nested flag), the Linux version, the
 protocol's parameters, and stats.json's metrics and comparisons. Read by
 every package above results/."""
 from analysis.results import compat, reference
@@ -14,15 +14,15 @@ def nested(meta):
     return host.get("nested") if isinstance(host, dict) else None
 
 
-def mode_key(st):
-    """The key of a mode's texts: the mode, or kvm-nested for kvm runs on
-    an emulated host (render() sets st["nested"] from meta.json)."""
-    return schema.mode_key(st["mode"], st.get("nested"))
+def accel_key(st):
+    """The key of an accelerator's texts: its name, or kvm-nested for kvm
+    runs on an emulated host (render() sets st["nested"] from meta.json)."""
+    return schema.accel_key(st["accel"], st.get("nested"))
 
 
-def mode(st):
-    """The lib/format/schema.py Mode of a stats dict: every text about it."""
-    return schema.MODE[mode_key(st)]
+def accel(st):
+    """The lib/format/schema.py Accel of a stats dict: every text about it."""
+    return schema.ACCEL[accel_key(st)]
 
 
 def linux_of(builds):

@@ -15,7 +15,7 @@ import os
 from collections import namedtuple
 
 from analysis.results import compat
-from analysis.results.load import counted, read_json, read_selftest
+from analysis.results.load import counted, read_selftest, read_stats
 from analysis.results.runinfo import comparisons, metric
 from lib import workloads
 
@@ -62,7 +62,7 @@ def _mean(st, name, label):
 
 def row(name, path):
     """The figures of one workload of a suite."""
-    st = read_json(os.path.join(path, "stats.json")) if path else {}
+    st = read_stats(os.path.join(path, "stats.json")) if path else {}
     w = workloads.WORKLOAD[name]
     if not st:
         return Row(w, path, {}, {}, None, None, {}, {}, None)

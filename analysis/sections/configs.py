@@ -96,8 +96,8 @@ def _section(res, st, out_dir, axis, what, how, intro):
                 "(against `%s`)." % (what, st["baseline"]))
     runs = peers(res, st, axis)
     if len(runs) < 2:
-        return ("No analysed run of other %s with this run's mode, clients "
-                "and run length under %s (%s)." % (
+        return ("No analysed run of other %s with this run's accelerator, "
+                "clients and run length under %s (%s)." % (
                     what, os.path.relpath(os.path.dirname(res.path),
                                           out_dir), how))
     rows, figs = [], []

@@ -3,7 +3,7 @@ host and protocol, confounds, method. Values come from the results dir."""
 from analysis.sections import fmt as F
 from analysis.results import reference
 from analysis.results.load import counted
-from analysis.results.runinfo import linux, mode, proto
+from analysis.results.runinfo import accel, linux, proto
 from lib.format import schema
 from lib.variants import JUMP
 
@@ -17,7 +17,7 @@ def intro(st, res, rel):
     how = "each run is a fresh boot in QEMU running tbench%s%s on the " \
         "guest's loopback, here under %s." % (
             " with %s clients" % clients if clients != "" else "",
-            " for %s s" % seconds if seconds != "" else "", mode(st).what)
+            " for %s s" % seconds if seconds != "" else "", accel(st).what)
     main = st["groups"]["main"]
     if reference.compares_2011(st["baseline"], main):
         first = (
@@ -211,7 +211,7 @@ def selftest(res, baseline=reference.BASELINE):
     df = res.selftest
     if df is None or df.empty:
         return ("No selftest results in this results dir (selftest.csv is "
-                "written by selftest-mode boots).")
+                "written by selftest boots).")
     note = count_note(df, baseline)
     return _selftest_table(df) + ("\n\n" + note if note else "")
 
@@ -223,7 +223,7 @@ def arch_selftest(res, arch):
     df = res.arch_selftest.get(arch)
     if df is None or df.empty:
         return None
-    modes = sorted(set(df[df["name"] == "accel"]["value"]))
+    accels = sorted(set(df[df["name"] == "accel"]["value"]))
     variants = reference.label_order(df["variant"])
     failed = ["%s of `%s`" % (n, v) for n, v in
               df[df["value"] == "FAIL"][["name", "variant"]].values]
@@ -232,7 +232,7 @@ def arch_selftest(res, arch):
             "selftest-%s.csv, the site bytes and figures included; what "
             "each check is: docs/s390x.md)." % (
                 arch, ", ".join("`%s`" % v for v in variants),
-                " and ".join("TCG (%s)" % m for m in modes) or "TCG",
+                " and ".join("TCG (%s)" % m for m in accels) or "TCG",
                 len(checks), "FAIL: " + ", ".join(failed) if failed
                 else "every one PASS", arch))
 
@@ -273,8 +273,8 @@ def drift(st):
            "Runs are interleaved in rounds, every variant once per round. "
            "Drift over all runs (each normalised by its label's mean): %s."
            % F.pct(st["drift_overall_pct"])]
-    if st["mode"] == "icount":
-        out.append("In icount mode guest time does not depend on the host, "
+    if st["accel"] == "icount":
+        out.append("Under icount guest time does not depend on the host, "
                    "so a difference between halves reflects those rounds' "
                    "perturbation seeds, not host drift.")
     return "\n".join(out)
@@ -313,10 +313,11 @@ def meta(res):
 
 
 def confounds(st):
-    """This run's mode's confound; the fixed ones are docs/method.md's."""
+    """This run's accelerator's confound; the fixed ones are
+    docs/method.md's."""
     old = reference.compares_2011(st["baseline"], st["groups"]["main"])
     return "- %s\n- Every run's: code layout and the sample unit%s " \
-        "(docs/method.md)." % (mode(st).confound, (
+        "(docs/method.md)." % (accel(st).confound, (
             "; for 2011's comparison also `CONFIG_JUMP_LABEL=n`'s other "
             "paths and 2011's own unknowns" if old else ""))
 

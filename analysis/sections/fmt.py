@@ -1,5 +1,5 @@
 """Number formatting and Markdown blocks shared by REPORT.md's sections and
-analysis/compare's table, and the heading of every section (the mode).
+analysis/compare's table, and the heading of every section (the accelerator).
 
 None and NaN (undefined figures) print as "n/a", never as 0.
 """
@@ -105,8 +105,8 @@ def unit(name):
 
 
 def head(title):
-    """A section's table heading (the mode is stated once, at the top:
-    documents/report.py mode_line)."""
+    """A section's table heading (the accelerator is stated once, at the top:
+    documents/report.py accel_line)."""
     return "### %s" % title
 
 

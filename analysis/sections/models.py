@@ -67,7 +67,7 @@ BANDS = (
     "run's model first, if it ran one, then the newest analysed run of "
     "each other model (`--model-preset`) under the same results dir whose "
     "kernels are this run's (the same build hashes), with the same "
-    "workload, baseline, mode and clients, if any, each with its own "
+    "workload, baseline, accelerator and clients, if any, each with its own "
     "parameters (the presets' table in docs/model.md, fixed in %s and "
     "%s) and its own instruction path." % model.PRESETS_FIXED_IN)
 

@@ -111,9 +111,9 @@ def convergence(results_root, out_dir, plots_dir):
                 "long`) makes one.")
     rel = os.path.relpath(path, out_dir)
     header, body = convergence_table(st)
-    out = ["From [`%s`](%s) (mode %s): the same kernels at every run "
+    out = ["From [`%s`](%s) (accelerator %s): the same kernels at every run "
            "length, %% change vs %s with 95%% CI, paired by seed."
-           % (os.path.basename(path), rel, st["mode"],
+           % (os.path.basename(path), rel, st["accel"],
               compat.baseline(st)),
            "", F.table(header, body), "",
            "A longer run carries each client further through the "

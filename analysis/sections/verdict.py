@@ -1,7 +1,8 @@
 """REPORT.md's answer: its first lines in words, the verdict of each
 comparison (against 2011 when the run repeats 2011's comparison,
 runinfo.with_2011) for the first table, and the A/A noise floor, in the
-headline metric of the mode, against the run's baseline (stats.json's)."""
+headline metric of the accelerator, against the run's baseline
+(stats.json's)."""
 from analysis.results import metrics, reference, runinfo
 from analysis.stats import stats
 from analysis.sections import fmt as F
@@ -85,14 +86,14 @@ NESTED = ("None from this run: its KVM host was itself an emulated machine "
 
 def nested(st):
     """True for a kvm run whose host was itself emulated."""
-    return runinfo.mode_key(st) == "kvm-nested"
+    return runinfo.accel_key(st) == "kvm-nested"
 
 
 def answer(st):
     """The first lines of the report: the question answered in words."""
     if nested(st):
         return "**Answer.** %s\n\n%s" % (
-            NESTED, runinfo.mode(st).sees)
+            NESTED, runinfo.accel(st).sees)
     name = headline(st)
     hm = metric(st, name)
     if hm is None or not st["groups"]["main"]:
@@ -109,16 +110,16 @@ def answer(st):
     first = parts[0][1]
     old = with_2011(st)
     if old:
-        lines = ["**Answer.** On Linux %s, in %s mode, %s %s %s "
+        lines = ["**Answer.** On Linux %s, under %s, %s %s %s "
                  "static keys (%s %s, %d %s)" % (
-                     runinfo.linux(st), runinfo.mode_key(st), parts[0][0],
+                     runinfo.linux(st), runinfo.accel_key(st), parts[0][0],
                      _effect(first, noun), first["baseline"],
                      first["test_t"],
                      F.p_is(first["p_t"]), n, unit_n)]
     else:
-        lines = ["**Answer.** In %s mode, the runs of `%s` %s the runs of "
+        lines = ["**Answer.** Under %s, the runs of `%s` %s the runs of "
                  "`%s` (%s %s, %d %s)" % (
-                     runinfo.mode_key(st), first["label"],
+                     runinfo.accel_key(st), first["label"],
                      _effect(first, noun), first["baseline"],
                      first["test_t"], F.p_is(first["p_t"]), n, unit_n)]
     for what, c in parts[1:]:
@@ -130,9 +131,9 @@ def answer(st):
     else:
         lines[0] += "."
     lines.append("")
-    lines.append(runinfo.mode(st).sees + " " + st.get(
+    lines.append(runinfo.accel(st).sees + " " + st.get(
         "headline_why", ""))
-    side = metric(st, metrics.other(st["mode"])) if "headline" in st \
+    side = metric(st, metrics.other(st["accel"])) if "headline" in st \
         else None
     if side:
         sc = comparisons(side, "main").get(first["label"])
@@ -193,7 +194,7 @@ def aa_line(st, c):
     """The noise floor in words, from the first A/A comparison."""
     text = "Noise floor (A/A control: `%s` against `%s`, the same kernel" % (
         c["label"], c["baseline"])
-    if st["mode"] == "icount":
+    if st["accel"] == "icount":
         text += " on perturbation seeds of its own"
     text += "): "
     cells = []

@@ -2,7 +2,7 @@
 
 summarize(Results) -> a dict (written as stats.json) and a long table
 (summary.csv, one row per label and metric). The sample unit is a boot
-(an ok run); in icount mode it is a perturbation seed, and comparisons are
+(an ok run); under icount it is a perturbation seed, and comparisons are
 paired by seed.
 """
 import json
@@ -20,7 +20,7 @@ from lib.format import outputs, schema
 STEAL_WARN_PCT = 1.0
 MIN_RUNS_2011 = reference.RUNS_2011
 METHODS = {
-    "unit": "one boot (ok run); in icount mode one perturbation seed",
+    "unit": "one boot (ok run); under icount one perturbation seed",
     "ci_mean": "t-based 95% CI of the mean",
     "pct_ci": "icount: the median of the per-seed % changes, paired by "
               "seed (an A/A twin: by round), with its distribution-free "
@@ -70,7 +70,7 @@ def _pairs(runs, groups, baseline):
     return out
 
 
-def compare(mode, ok_new, v_new, ok_base, v_base, warnings, what,
+def compare(accel, ok_new, v_new, ok_base, v_base, warnings, what,
             paired=True, floor=None):
     """Comparison of one label with its baseline for one metric.
 
@@ -83,7 +83,7 @@ def compare(mode, ok_new, v_new, ok_base, v_base, warnings, what,
     seeds_new = ok_new["perturb_seed"].str.strip()
     seeds_base = ok_base["perturb_seed"].str.strip()
     out = None
-    if mode == "icount" and (seeds_new != "").all() \
+    if accel == "icount" and (seeds_new != "").all() \
             and (seeds_base != "").all():
         key = "perturb_seed" if paired else "round"
         a, b = per_key(ok_new, v_new, key), per_key(ok_base, v_base, key)
@@ -177,7 +177,7 @@ def _label_warnings(info, warnings):
                         % (lab, len(info["kernel_hashes"])))
 
 
-def _metric(runs, mode, metric, groups, infos, warnings, baseline,
+def _metric(runs, accel, metric, groups, infos, warnings, baseline,
             headline=None, cal=None):
     """Per-label description and comparisons of one metric against
     baseline; sample size, power and drift warnings for the headline
@@ -203,7 +203,7 @@ def _metric(runs, mode, metric, groups, infos, warnings, baseline,
             continue
         what = "%s vs %s (%s)" % (label, base, metric)
         main = group == "main"
-        c = compare(mode, oks[label], values[label], oks[base],
+        c = compare(accel, oks[label], values[label], oks[base],
                     values[base], warnings, what, paired=main,
                     floor=calibrate.floor(cal, metric, "difference")
                     if main else None)
@@ -236,19 +236,19 @@ def _power_note(c, label, group, warnings, what):
                         % (what, c["mde_pct"], eff, need))
 
 
-def _convergence(runs, mode, groups, lengths, baseline):
+def _convergence(runs, accel, groups, lengths, baseline):
     """Per run length: the throughput metrics of every comparison."""
     out = []
     for seconds in lengths:
         sub = runs[runs["seconds"] == seconds]
-        infos = {lab: _label_info(sub, lab, g, metrics.headline(mode))
+        infos = {lab: _label_info(sub, lab, g, metrics.headline(accel))
                  for g, labs in groups.items() for lab in labs
                  if lab in set(sub["label"])}
         present = {g: [lab for lab in labs if lab in infos]
                    for g, labs in groups.items()}
         scratch = []
         out.append({"seconds": seconds, "metrics": [
-            _metric(sub, mode, m, present, infos, scratch, baseline)
+            _metric(sub, accel, m, present, infos, scratch, baseline)
             for m in metrics.names()]})
     return out
 
@@ -259,20 +259,20 @@ def summarize(res, loadfile=None):
     length's comparisons go to "convergence". loadfile: tbench's loadfile
     (analysis/results/loadfile.py) for the MB/s explanation, or None."""
     all_runs = res.runs
-    run_modes = sorted(set(all_runs["mode"]))
-    if len(run_modes) != 1:
-        raise ValueError("runs.csv mixes modes %s: analyse one mode per "
-                         "results dir" % ", ".join(run_modes))
-    mode = run_modes[0]
+    run_accels = sorted(set(all_runs["accel"]))
+    if len(run_accels) != 1:
+        raise ValueError("runs.csv mixes accelerators %s: analyse one "
+                         "accelerator per results dir" % ", ".join(run_accels))
+    accel = run_accels[0]
     workload = schema.workload(res.meta)
-    headline = metrics.headline(mode, workload)
+    headline = metrics.headline(accel, workload)
     lengths = sorted(int(s) for s in set(all_runs["seconds"].dropna()))
     runs = longest(all_runs)
     main, aa = _groups(all_runs)
     groups = {"main": main, "aa": aa}
     baseline = res.baseline
     warnings = []
-    hosts.check(all_runs, mode, warnings)
+    hosts.check(all_runs, accel, warnings)
     infos = {}
     for group, labels in groups.items():
         for label in labels:
@@ -283,27 +283,27 @@ def summarize(res, loadfile=None):
                         % baseline)
     names = [m.name for m in schema.METRICS if (
         m.derived or m.name in runs.columns)
-        and m.name in schema.WORKLOAD[workload].metrics] + [
+        and m.name in schema.figures(workload).metrics] + [
         c + "_per_op" for c in schema.counter_columns(runs.columns)]
     # tbench's calibration, or another workload's floors where its
     # environment was studied (analysis/calibrate --floors-only)
-    cal = calibrate.for_workload(workload) if mode == "icount" else None
-    out_metrics = [_metric(runs, mode, m, groups, infos, warnings, baseline,
+    cal = calibrate.for_workload(workload) if accel == "icount" else None
+    out_metrics = [_metric(runs, accel, m, groups, infos, warnings, baseline,
                            headline, cal) for m in names]
     ok = ok_rows(runs)
     values = per_run(ok, headline)[0]
     norm = values / values.groupby(ok["label"]).transform("mean")
     return {
-        "schema": outputs.STATS_SCHEMA, "run_id": res.run_id, "mode": mode,
+        "schema": outputs.STATS_SCHEMA, "run_id": res.run_id, "accel": accel,
         **({"workload": workload} if workload != workloads.DEFAULT else {}),
         "nested": runinfo.nested(res.meta),
         "linux": runinfo.linux_of(res.builds),
-        "mode_description": schema.MODE[schema.mode_key(
-            mode, runinfo.nested(res.meta))].description,
+        "accel_description": schema.ACCEL[schema.accel_key(
+            accel, runinfo.nested(res.meta))].description,
         "headline": headline,
-        "headline_why": schema.MODE[mode].headline_why,
+        "headline_why": schema.ACCEL[accel].headline_why,
         "lengths": lengths, "seconds": max(lengths) if lengths else None,
-        "convergence": _convergence(all_runs, mode, groups, lengths,
+        "convergence": _convergence(all_runs, accel, groups, lengths,
                                     baseline)
         if len(lengths) > 1 else [],
         "mbps_explained": explain.explain(res, runs, loadfile, groups,
@@ -313,7 +313,7 @@ def summarize(res, loadfile=None):
         "power": stats.POWER, "methods": METHODS,
         "calibration": cal,
         "seed_modes": clusters.analyse(runs, main + aa, headline)
-        if mode == "icount" else None,
+        if accel == "icount" else None,
         "labels": [infos[lab] for lab in main + aa],
         "groups": groups, "metrics": out_metrics,
         "drift_overall_pct": stats.drift_pct(ok["round"], norm),
@@ -338,7 +338,7 @@ def summary_rows(st):
             c = comps.get(label, {})
             rows.append(dict(
                 d, group=info[label]["group"], label=label,
-                variant=info[label]["variant"], mode=st["mode"],
+                variant=info[label]["variant"], accel=st["accel"],
                 metric=m["metric"], failed=info[label]["failed"],
                 baseline=c.get("baseline", ""),
                 pct_change=c.get("pct_change"), pct_ci_lo=c.get("pct_ci_lo"),

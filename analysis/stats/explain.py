@@ -84,7 +84,7 @@ def explain(res, runs, loadfile, groups, baseline):
                                               r["throughput_mbps"])
         r["window_err_pct"] = _rel_err(r["window_predicted_mbps"],
                                        r["window_measured_mbps"])
-    paired = res.runs["mode"].iloc[0] == "icount"
+    paired = res.runs["accel"].iloc[0] == "icount"
     labels = groups["main"] + groups["aa"]
     per_label = {}
     for lab in labels:

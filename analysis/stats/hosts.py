@@ -37,17 +37,17 @@ def table(runs):
             for (h, q), n in counts.items()]
 
 
-def check(runs, mode, warnings):
+def check(runs, accel, warnings):
     """Raise ValueError when a wall-clock dir mixes hosts; append a
     warning when the runs mix QEMU versions."""
     ok = ok_rows(runs)
     hosts = _values(ok, "host")
-    if schema.MODE[mode].wall_clock and len(hosts) > 1:
+    if schema.ACCEL[accel].wall_clock and len(hosts) > 1:
         raise ValueError(
             "the ok runs of this %s dir come from %d hosts (%s): %s figures "
             "are the machine's, so jlbench does not compare them across "
             "hosts; run the plan on one machine (with Slurm: --slurm-args="
-            "--nodelist=NODE)" % (mode, len(hosts), ", ".join(hosts), mode))
+            "--nodelist=NODE)" % (accel, len(hosts), ", ".join(hosts), accel))
     versions = _values(ok, "qemu_version")
     if len(versions) > 1:
         warnings.append(

@@ -11,7 +11,7 @@ itself; --bad default all), or a git repository's commits good..bad (first
 parents; each built as it is, without our series). Both ends are built and
 run first; when the bad end is within the floor of the good one it says
 "no change found" and stops. Each candidate is built, booted with its own
-initramfs and run in icount mode (--seeds runs, the same perturbation
+initramfs and run under icount (--seeds runs, the same perturbation
 seeds for every candidate) and judged against the good end by the median
 rule, widened by the metric's calibrated floor. A candidate that does not
 build is skipped, as `git bisect skip` does, and said.

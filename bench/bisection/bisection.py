@@ -4,7 +4,7 @@ A bisection runs over candidates 0..n: the first i patches of a quilt
 series applied on top of a built-in variant (i = 0 is that variant), or a
 git range's commits (0 the good end). Each candidate tested is built with
 kernel-variants/build (a user variant: kernel-variants/variant.py), given
-its own initramfs (guest-image/build) and run by bench/run in icount mode
+its own initramfs (guest-image/build) and run by bench/run under icount
 with the same perturbation seeds, so its figures pair with the good end's
 seed by seed. A candidate is bad when its change against the good end, by
 the median rule of analysis/stats/stats.py widened by the calibrated floor of

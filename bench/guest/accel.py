@@ -29,16 +29,16 @@ class AccelError(Exception):
 
 
 class Decision:
-    """mode: kvm|tcg|icount; kvm_kind: what /dev/kvm is (recorded in meta);
-    reason: one line, why this mode."""
+    """name: kvm|tcg|icount; kvm_kind: what /dev/kvm is (recorded in meta);
+    reason: one line, why this accelerator."""
 
-    def __init__(self, mode, kvm_kind, reason):
-        self.mode = mode
+    def __init__(self, name, kvm_kind, reason):
+        self.name = name
         self.kvm_kind = kvm_kind
         self.reason = reason
 
     def as_dict(self):
-        return {"mode": self.mode, "kvm_kind": self.kvm_kind,
+        return {"name": self.name, "kvm_kind": self.kvm_kind,
                 "reason": self.reason}
 
 

@@ -1,7 +1,7 @@
 """One boot of a guest, whatever it runs: bench/run's tries, bench/selftest's
 boots and the KVM probe all go through here.
 
-A boot is a Machine (how QEMU runs: accelerator mode, vCPUs, memory, the
+A boot is a Machine (how QEMU runs: accelerator, vCPUs, memory, the
 QEMU binary, the guest's arch) and a Guest (what it boots and where its raw
 files go: kernel, initramfs, kernel command line, the raw files' path
 without extension, the branch-count plugin). Machine.command() is the one
@@ -19,8 +19,9 @@ Slots boots many items, up to `jobs` at once (bench/guest/parallel.py), each
 until one of its tries is ok or its retries are spent.
 
 kernel_args() is the one kernel command line: the arch's base arguments,
-jlbench.mode and jlbench.variant, the mode's own jlbench.* words (e.g.
-tbench_words()), the build's boot_args, then any extra words.
+jlbench.mode (the agent's task) and jlbench.variant, the task's own
+jlbench.* words (e.g. tbench_words()), the build's boot_args, then any
+extra words.
 """
 import os
 import threading
@@ -44,10 +45,11 @@ def never():
     return False
 
 
-def kernel_args(variant, mode, words=(), boot_args="", extra="",
+def kernel_args(variant, task, words=(), boot_args="", extra="",
                 arch=archmod.DEFAULT):
-    """The kernel command line of a boot of variant in agent mode `mode`."""
-    out = [qemu.base_args(arch), "jlbench.mode=%s" % mode,
+    """The kernel command line of a boot of variant for the agent's task
+    (lib/workloads.py TBENCH, PIPE, RUN; or selftest)."""
+    out = [qemu.base_args(arch), "jlbench.mode=%s" % task,
            "jlbench.variant=%s" % variant] + list(words)
     for x in (boot_args, extra):
         if x and x.strip():
@@ -77,7 +79,7 @@ def pipe_words(loops, perf, perturb_seed, guest_timeout=None):
 
 def command_words(w, n, perf, perturb_seed, guest_timeout):
     """The jlbench.* words of a run of workload w (lib/workloads.py, agent
-    mode run) with n units of work; guest_timeout: the seconds the agent
+    task run) with n units of work; guest_timeout: the seconds the agent
     allows its command."""
     return ["jlbench.workload=%s" % w.name,
             "jlbench.run=%s" % ",".join(workloads.words(w, n)),
@@ -131,7 +133,7 @@ class Guest:
 @dataclass(frozen=True)
 class Machine:
     """How QEMU runs a guest. qemu_bin: None for qemu.binary(arch)."""
-    mode: str
+    accel: str
     smp: int
     memory_mb: int = qemu.MEMORY_MB
     qemu_bin: Optional[str] = None
@@ -139,7 +141,7 @@ class Machine:
 
     def command(self, guest):
         """The QEMU argv that boots guest."""
-        return qemu.command(self.mode, guest.qemu_guest(), self.smp,
+        return qemu.command(self.accel, guest.qemu_guest(), self.smp,
                             self.memory_mb,
                             self.qemu_bin or qemu.binary(self.arch),
                             self.arch)

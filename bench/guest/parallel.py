@@ -19,9 +19,9 @@ import threading
 
 from lib.format import schema
 
-# Accelerator modes whose figures do not depend on the host's load.
-PARALLEL_MODES = tuple(m for m in schema.RUN_MODES
-                       if not schema.MODE[m].wall_clock)
+# Accelerators whose figures do not depend on the host's load.
+PARALLEL_ACCELS = tuple(m for m in schema.RUN_ACCELS
+                        if not schema.ACCEL[m].wall_clock)
 
 
 def cpus():
@@ -32,15 +32,15 @@ def cpus():
         return os.cpu_count() or 1
 
 
-def jobs_for(mode, asked=None):
+def jobs_for(accel, asked=None):
     """(guests at once, note). icount: `asked`, default the CPUs; kvm and
     tcg: 1, and a note saying why when more were asked."""
-    if mode in PARALLEL_MODES:
+    if accel in PARALLEL_ACCELS:
         return asked or cpus(), ""
     if asked and asked > 1:
-        return 1, ("--jobs %d: %s mode measures wall-clock time, which "
+        return 1, ("--jobs %d: %s measures wall-clock time, which "
                    "guests running side by side would disturb; running one "
-                   "guest at a time" % (asked, mode))
+                   "guest at a time" % (asked, accel))
     return 1, ""
 
 

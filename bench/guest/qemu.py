@@ -1,10 +1,10 @@
-"""QEMU command lines, one per accelerator mode.
+"""QEMU command lines, one per accelerator.
 
-All modes: fixed memory and vCPU count, no network device (tbench uses the
-guest's loopback), no display, no monitor, the serial console to a file,
--no-reboot (a guest reboot or panic=-1 ends QEMU). The CPU model is QEMU's
-default (qemu64) under TCG: it has no RDRAND, whose host-random values would
-break icount's determinism.
+All accelerators: fixed memory and vCPU count, no network device (tbench
+uses the guest's loopback), no display, no monitor, the serial console to a
+file, -no-reboot (a guest reboot or panic=-1 ends QEMU). The CPU model is
+QEMU's default (qemu64) under TCG: it has no RDRAND, whose host-random
+values would break icount's determinism.
 
   kvm     -accel kvm -cpu host; wall-clock throughput (hardware).
   tcg     -accel tcg,thread=multi -smp N; emulated wall-clock (noisy).
@@ -14,7 +14,7 @@ break icount's determinism.
 
 Guest architectures (the "arch" of a build's build.json) are records of
 lib/arch.py: QEMU binary (or the variable naming another), machine
-arguments, console device, kernel arguments, accelerator modes, and whether
+arguments, console device, kernel arguments, accelerators, and whether
 the TCG plugin (x86 code only) can count them. x86_64 is the benchmark's;
 s390x (selftest boots only) runs in qemu-system-s390x -M s390-ccw-virtio
 under TCG, QEMU's -serial file as the SCLP VT220 console (ttysclp0).
@@ -24,7 +24,7 @@ import shlex
 
 from lib import arch as archmod
 
-MODES = ("kvm", "tcg", "icount")
+ACCELS = ("kvm", "tcg", "icount")
 MEMORY_MB = 1024
 ICOUNT_SHIFT = 2
 RTC_BASE = "2020-01-01T00:00:00"
@@ -79,33 +79,33 @@ def binary(arch=archmod.DEFAULT):
     return os.environ.get(a.qemu_env) or a.qemu
 
 
-def accel_args(mode, smp):
+def accel_args(accel, smp):
     """The accelerator part of the command line."""
-    if mode == "kvm":
+    if accel == "kvm":
         return ["-accel", "kvm", "-cpu", "host", "-smp", str(smp)]
-    if mode == "tcg":
+    if accel == "tcg":
         return ["-accel", "tcg,thread=multi", "-smp", str(smp)]
-    if mode == "icount":
+    if accel == "icount":
         if smp != 1:
-            raise ValueError("icount mode runs one vCPU (got --smp %d)" % smp)
+            raise ValueError("icount runs one vCPU (got --smp %d)" % smp)
         return ["-accel", "tcg",
                 "-icount", "shift=%d,sleep=off" % ICOUNT_SHIFT,
                 "-rtc", "base=%s,clock=vm" % RTC_BASE,
                 "-smp", "1"]
-    raise ValueError("unknown accelerator mode %r" % mode)
+    raise ValueError("unknown accelerator %r" % accel)
 
 
-def command(mode, guest, smp, memory_mb=MEMORY_MB, qemu=QEMU,
+def command(accel, guest, smp, memory_mb=MEMORY_MB, qemu=QEMU,
             arch=archmod.DEFAULT):
     """The full QEMU argv for one boot of a guest of arch."""
     a = arch_of(arch)
-    if mode not in a.modes:
+    if accel not in a.accels:
         raise ValueError("%s guests run under %s, not %s"
-                         % (arch, " or ".join(a.modes), mode))
+                         % (arch, " or ".join(a.accels), accel))
     if guest.plugin and not a.plugin:
         raise ValueError("the TCG plugin counts x86 code only, not %s"
                          % arch)
-    cmd = [qemu] + list(a.machine) + accel_args(mode, smp) + [
+    cmd = [qemu] + list(a.machine) + accel_args(accel, smp) + [
         "-m", str(memory_mb),
         "-nodefaults", "-nographic", "-no-reboot",
         "-monitor", "none",
@@ -115,7 +115,7 @@ def command(mode, guest, smp, memory_mb=MEMORY_MB, qemu=QEMU,
         "-append", guest.append,
     ]
     if guest.plugin:
-        if mode == "kvm":
+        if accel == "kvm":
             raise ValueError("TCG plugins do not run under KVM")
         spec = [guest.plugin, "outfile=" + guest.counts_file]
         if guest.sites:

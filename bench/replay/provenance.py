@@ -33,7 +33,7 @@ import sys
 import zlib
 
 from lib import hostinfo, source
-from lib.format import rawtry
+from lib.format import rawtry, schema
 
 DIR = "provenance"
 SCRIPT = "reproduce.sh"
@@ -312,7 +312,7 @@ def record(resdir, meta, builds, images, root=hostinfo.ROOT, env=None):
         "patches": _patches(prov, kernels, env, notes),
         "images": sorted(imgs.values(), key=lambda e: e["for"][0]),
         "plugin": os.path.basename(plugin) if plugin else None,
-        "mode": meta["accel"]["mode"],
+        "accel": schema.run_accel(meta),
         "notes": notes,
     }
     with open(os.path.join(prov, "provenance.json"), "w") as f:
@@ -343,7 +343,7 @@ def script_text(doc, template=TEMPLATE):
             img["hash"], " ".join(img["variants"] or ["?"])))
     lines += ["COMMIT=%s" % shlex.quote(git["commit"] or ""),
               "DIRTY=%d" % (1 if git["dirty"] else 0),
-              "MODE=%s" % shlex.quote(doc["mode"])]
+              "ACCEL=%s" % shlex.quote(doc["accel"])]
     return head + "\n".join(lines) + "\n" + END + tail
 
 

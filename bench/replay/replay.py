@@ -28,7 +28,7 @@ from lib import hostinfo
 from lib.format import counts, identity, rawtry, schema
 from lib.format import profile as profilefmt
 
-# rerun's exit status when the try ran but its mode gives no same bits.
+# rerun's exit status when the try ran but its accelerator gives no same bits.
 NOT_COMPARABLE = 3
 
 
@@ -250,7 +250,7 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
     env = os.environ if env is None else env
     meta, prov = load(resdir)
     row = choose(resdir, run)
-    v, mode = row["variant"], meta["accel"]["mode"]
+    v, accel = row["variant"], schema.run_accel(meta)
     fails = []
     b = inputs.read_builds(builds_tsv).get(v)
     if b is None:
@@ -299,7 +299,7 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
         say("warning: %s, the try ran on %s" % (version,
                                                 row["qemu_version"]))
     say("rerunning run %s try %s (%s, %s): %s" % (
-        row["index"], row["try"], v, mode, shlex.join(cmd)))
+        row["index"], row["try"], v, accel, shlex.join(cmd)))
     o = execute.run(cmd, base + ".log", float(meta["runner"]["timeout_s"]),
                     base + ".stderr")
     perf = meta["protocol"].get("perf_events") or []
@@ -308,12 +308,12 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
     old = identity.recorded_try(resdir, row)
     say("rerun: %s in %.1f s, %s" % (new["row"]["status"], o.wall_seconds,
                                      o.ended))
-    if mode != "icount":
+    if accel != "icount":
         for c in ("status", "throughput_mbps", "ops", "max_latency_ms"):
             say("  %s: %s (recorded %s)" % (c, new["row"].get(c),
                                             old["row"].get(c)))
         say("NOT COMPARED: under %s a rerun cannot give the same bits "
-            "(only icount is deterministic); figures above" % mode)
+            "(only icount is deterministic); figures above" % accel)
         return NOT_COMPARABLE
     diffs = fails + identity.compare(old, new, "run %s" % row["index"],
                                      columns=list(new["row"]))

@@ -41,7 +41,7 @@ set -euo pipefail
 # BEGIN RUN DEFINITION (bench/run writes each results dir's values here)
 COMMIT=""
 DIRTY=0
-MODE=""
+ACCEL=""
 # END RUN DEFINITION
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -131,7 +131,7 @@ if [[ $empty_cache == 1 ]]; then
 	export JLBENCH_CACHE=$work/cache
 	mkdir -p "$JLBENCH_CACHE"
 fi
-log "results dir $HERE ($MODE mode), commit $COMMIT$([[ $DIRTY == 1 ]] && echo ' plus provenance/git.diff'), work dir $work, cache ${JLBENCH_CACHE:-the default}"
+log "results dir $HERE (under $ACCEL), commit $COMMIT$([[ $DIRTY == 1 ]] && echo ' plus provenance/git.diff'), work dir $work, cache ${JLBENCH_CACHE:-the default}"
 
 # (1) the code the run was made with
 step git clone --quiet --no-checkout "$clone" "$src" || die "git clone $clone failed"
@@ -209,7 +209,7 @@ case "$status" in
 	fi
 	;;
 3)
-	log "rerun under $MODE done (not comparable bit for bit); its files: $work/rerun"
+	log "rerun under $ACCEL done (not comparable bit for bit); its files: $work/rerun"
 	status=0
 	;;
 *)

@@ -21,7 +21,7 @@ raw/ (console log and QEMU command line per try), runs.csv, samples.csv,
 plan.csv and meta.json.
 
 Runs are grouped in rounds; each round runs every variant once, in an order
-drawn from --seed and balanced over rounds. In icount mode every round has a
+drawn from --seed and balanced over rounds. Under icount every round has a
 perturbation seed shared by all variants, so results pair by seed.
 """
 EPILOG = """\
@@ -63,7 +63,7 @@ DEFAULT_PERF = "branches,branch-misses,instructions,cycles,task-clock," \
 # what sets each in bench/run; --append takes none of them, but for those
 # no option sets (APPENDABLE: bench/envstudy's jlbench.envpad).
 PROTOCOL_WORDS = {
-    "mode": "is set by --workload",
+    "task": "is set by --workload",
     "loops": "is set by --loops (a --workload other than tbench)",
     "workload": "is set by --workload",
     "run": "is set by --workload (its record's command)",
@@ -188,7 +188,7 @@ def add_guest_options(p, tool, accel_choices, accel_default, accel_help,
     a("--accel", choices=accel_choices, default=accel_default,
       help=accel_help)
     a("--no-plugin", action="store_true",
-      help="do not load the branch-count plugin in icount mode"
+      help="do not load the branch-count plugin under icount"
       + (" (the count.* rows then say not-counted)"
          if tool == "selftest" else ""))
     a("--jobs", type=int_range(1, 256), metavar="N",
@@ -222,9 +222,9 @@ def parser():
     p = Parser(prog="bench/run", description=DESCRIPTION, epilog=EPILOG,
                formatter_class=argparse.RawDescriptionHelpFormatter)
     add_guest_options(
-        p, "run", ("auto",) + qemu.MODES, "auto",
+        p, "run", ("auto",) + qemu.ACCELS, "auto",
         "accelerator (default: auto)", None,
-        "hard wall-clock limit per try (default: from the mode and "
+        "hard wall-clock limit per try (default: from the accelerator and "
         "--seconds)")
     a = p.add_argument
     a("--out", metavar="FILE", help="write the results dir path to FILE")
@@ -241,7 +241,7 @@ def parser():
       help="a workload other than tbench: its fixed work per run, in its "
            "record's unit (pipe: round trips; default: the record's n, "
            "pipe's %d as the pipe-test of the perf stat table made)"
-           % workloads.WORKLOAD["pipe"].n)
+           % workloads.WORKLOAD[workloads.PUBLISHED].n)
     a("--clients", type=int_range(1, 512), default=workloads.CLIENTS,
       metavar="N", help="tbench clients (default: %d, as in 2011)"
       % workloads.CLIENTS)
@@ -323,7 +323,7 @@ def parse(argv):
     if args.append is not None:
         args.append = append_words(args.append)
     if args.accel == "icount" and args.smp not in (None, 1):
-        raise UsageError("icount mode runs exactly one vCPU; drop --smp")
+        raise UsageError("icount runs exactly one vCPU; drop --smp")
     problem = slurm.check_args(args)
     if problem:
         raise UsageError(problem)
@@ -333,7 +333,7 @@ def parse(argv):
     opt = "--model-preset" if args.model_preset else "--model"
     args.model = args.model or args.model_preset is not None
     if args.model and (args.no_plugin or args.accel in ("kvm", "tcg")):
-        raise UsageError("%s runs in the TCG plugin, in icount mode: "
+        raise UsageError("%s runs in the TCG plugin, under icount: "
                          "drop --no-plugin and use --accel icount or auto"
                          % opt)
     try:

@@ -35,7 +35,7 @@ def _read_builds(args, log):
         if not archmod.get(b.arch).benchmark:
             raise inputs.InputError(
                 "%s: %s is an %s build, whose image has no tbench "
-                "(boot it in selftest mode with bench/selftest)"
+                "(boot it for the selftest task with bench/selftest)"
                 % (args.builds, b.variant, b.arch))
     return builds
 
@@ -67,8 +67,8 @@ def _pin(pin, builds, s):
 def _announce(args, log, s):
     """Record the executor and guest slots in meta; log the plan's size
     and expected duration. Returns (jobs, expected seconds per try)."""
-    mode = s.mode
-    jobs, why = parallel.jobs_for(mode, args.jobs)
+    accel = s.accel
+    jobs, why = parallel.jobs_for(accel, args.jobs)
     if why:
         log.warn(why)
     s.meta["runner"]["jobs"] = jobs
@@ -77,7 +77,7 @@ def _announce(args, log, s):
     model = bool(s.meta.get("model"))
     protocol = s.meta["protocol"]
     expected = sum(planmod.estimate(
-        mode, planmod.guest_seconds(protocol, r.seconds), plugin, model)
+        accel, planmod.guest_seconds(protocol, r.seconds), plugin, model)
         for r in s.pending)
     per_try = expected / max(1, len(s.pending))
     lengths = sorted({r.seconds for r in s.plan})
@@ -88,9 +88,9 @@ def _announce(args, log, s):
         what = "%s, n=%d: %d operations (one: %s)" % (
             w.name, protocol["loops"], workloads.ops(w, protocol["loops"]),
             w.op)
-    log.write("plan: %d runs left of %d (%s mode, %s);"
+    log.write("plan: %d runs left of %d (%s, %s);"
               " expected duration %s (%s per run, %d at once)" % (
-                  len(s.pending), len(s.plan), mode, what,
+                  len(s.pending), len(s.plan), accel, what,
                   duration(expected / max(1, min(jobs, len(s.pending)))),
                   duration(per_try), jobs),
               always=True)

@@ -1,6 +1,7 @@
-"""bench/selftest: boot every variant once in selftest mode; selftest.csv.
+"""bench/selftest: boot every variant once for the agent's selftest;
+selftest.csv.
 
-The agent's selftest mode (guest-image/PROTOCOL.md) loads the image's
+The agent's selftest task (guest-image/PROTOCOL.md) loads the image's
 modules for the booted kernel: the kernel's test_static_keys and our
 jlbench_static_key (kernel-variants/module), which checks the 2011 static
 branch API and times a guarded loop. Each boot's console goes to
@@ -8,7 +9,7 @@ raw/selftest-<variant>.log (with .qemu-cmd, and .stderr when QEMU wrote any) in
 the results dir, and its `selftest.*` keys to the tidy file selftest.csv:
 `variant,name,value` (lib/format/FORMATS.md), where analysis/report shows them
 as a per-variant table. Besides the agent's keys, every variant gets a row
-`accel` (the accelerator mode: figures in ns are guest time, under icount 4 ns
+`accel` (the accelerator: figures in ns are guest time, under icount 4 ns
 per instruction), `boot` (PASS when the boot gave a complete, ok result block
 and no kernel panic, oops or BUG) and
 `kernel_warnings` (WARN, RCU stall and hung-task lines on the console).
@@ -61,12 +62,11 @@ from bench.session import cli
 from bench.tries import inputs
 from lib import ROOT
 from lib import arch as archmod
-from lib.format import console, counts
+from lib.format import console, counts, schema
 from lib.log import Log
 
 
 COLUMNS = ["variant", "name", "value"]
-MODES = qemu.MODES
 DEFAULT_TIMEOUT = 600.0
 
 
@@ -80,8 +80,8 @@ def parser():
         "--allow-fail: selftest.csv written); 1 a boot or a check failed, "
         "or an error; 2 usage error.")
     cli.add_guest_options(
-        p, "selftest", MODES, None,
-        "accelerator (default: the results dir's meta.json accel.mode, "
+        p, "selftest", qemu.ACCELS, None,
+        "accelerator (default: the results dir's meta.json accel.name, "
         "else icount, whose guest time makes the loop timings "
         "deterministic)", DEFAULT_TIMEOUT,
         "hard wall-clock limit per boot (default: %.0f)" % DEFAULT_TIMEOUT)
@@ -105,11 +105,11 @@ def parse_args(argv):
     return args
 
 
-def rows(variant, mode, rep, verdict):
+def rows(variant, accel, rep, verdict):
     """selftest.csv rows of one boot: accel, boot, kernel_warnings, then
     the block's selftest.* keys in the order the agent printed them."""
     status, _ = verdict
-    out = [(variant, "accel", mode),
+    out = [(variant, "accel", accel),
            (variant, "boot", "PASS" if status == "ok" else "FAIL"),
            (variant, "kernel_warnings", str(len(rep.warnings)))]
     if status == "ok":
@@ -199,18 +199,18 @@ def raw_base(variant, arch):
 
 
 def accel_of(resdir, given, arch=archmod.DEFAULT):
-    """(mode, smp): --accel, else the results dir's (when arch can run
+    """(accel, smp): --accel, else the results dir's (when arch can run
     it), else icount."""
     meta_path = os.path.join(resdir, "meta.json")
     if given is None and os.path.exists(meta_path):
         with open(meta_path) as f:
-            accel = json.load(f).get("accel") or {}
-        mode = accel.get("mode")
-        if mode in qemu.arch_of(arch).modes:
-            smp = 1 if mode == "icount" else int(accel.get("smp") or 1)
-            return mode, smp
-    mode = given or "icount"
-    return mode, 1
+            meta = json.load(f)
+        accel = schema.run_accel(meta)
+        if accel in qemu.arch_of(arch).accels:
+            smp = 1 if accel == "icount" else \
+                int(meta["accel"].get("smp") or 1)
+            return accel, smp
+    return given or "icount", 1
 
 
 def kernel_args(variant, boot_args, extra, arch=archmod.DEFAULT):
@@ -218,15 +218,15 @@ def kernel_args(variant, boot_args, extra, arch=archmod.DEFAULT):
     return boot.kernel_args(variant, "selftest", (), boot_args, extra, arch)
 
 
-def find_plugin(mode, arch, no_plugin, dry_run):
+def find_plugin(accel, arch, no_plugin, dry_run):
     """(plugin path or None, why not): the branch-count plugin for icount
     boots of kernels whose code it decodes (lib/arch.py: plugin). Raises
     counts.PluginError when it cannot be built (counts were expected;
     --no-plugin goes without)."""
     if not archmod.get(arch).plugin:
         return None, "the plugin counts x86 code only"
-    if mode != "icount":
-        return None, "no TCG plugin in %s mode" % mode
+    if accel != "icount":
+        return None, "no TCG plugin under %s" % accel
     if no_plugin:
         return None, "--no-plugin"
     if dry_run:
@@ -260,13 +260,13 @@ def guest(variant, build, image, resdir, extra, plugin):
                       extra_files=(".build.json",))
 
 
-def table_of(variant, build, g, mode, out, plugin, why_not, log):
+def table_of(variant, build, g, accel, out, plugin, why_not, log):
     """The rows of one finished boot (and its build.json copy)."""
     rep = console.parse(console.read(g.log))
-    verdict = console.verdict(rep, out.ended, mode="selftest")
+    verdict = console.verdict(rep, out.ended, task="selftest")
     if verdict[0] != "ok":
         log.warn("%s: selftest boot failed: %s" % (variant, verdict[1]))
-    table = rows(variant, mode, rep, verdict)
+    table = rows(variant, accel, rep, verdict)
     if verdict[0] == "ok":
         counted = count_rows(variant, rep.block, plugin, why_not,
                              g.report_file)
@@ -300,9 +300,9 @@ class Selftest:
         self.builds = builds
         self.images = images
         self.resdir = resdir
-        self.mode, smp = accel_of(resdir, args.accel, arch)
-        self.machine = boot.Machine(self.mode, smp, arch=arch)
-        self.plugin, self.why_not = find_plugin(self.mode, arch,
+        self.accel, smp = accel_of(resdir, args.accel, arch)
+        self.machine = boot.Machine(self.accel, smp, arch=arch)
+        self.plugin, self.why_not = find_plugin(self.accel, arch,
                                                 args.no_plugin, args.dry_run)
 
     def guest(self, variant):
@@ -314,7 +314,7 @@ class Selftest:
         g = self.guest(variant)
         os.makedirs(os.path.dirname(g.base), exist_ok=True)
         out = boot.run(self.machine, g, self.args.timeout, stopped)
-        return table_of(variant, self.builds[variant], g, self.mode, out,
+        return table_of(variant, self.builds[variant], g, self.accel, out,
                         self.plugin, self.why_not, self.log)
 
 
@@ -345,11 +345,11 @@ def run(args, log):
     os.makedirs(resdir, exist_ok=True)
     path = os.path.join(resdir, csv_name(arch))
     old = read_csv(path)
-    jobs, why = parallel.jobs_for(st.mode, args.jobs)
+    jobs, why = parallel.jobs_for(st.accel, args.jobs)
     if why:
         log.warn(why)
-    log.info("selftest boots of %s (%s mode%s, %d at once) into %s"
-             % (", ".join(variants), st.mode,
+    log.info("selftest boots of %s (%s%s, %d at once) into %s"
+             % (", ".join(variants), st.accel,
                 ", branch-count plugin" if st.plugin else "", jobs, resdir))
     out = boot.Slots(jobs).run(variants, st.attempt)
     if None in out:

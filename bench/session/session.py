@@ -46,7 +46,7 @@ def probe_kvm(build, image, qemu_bin, log_path, bound=accel.PROBE_SECONDS,
     """Boot build under KVM until the agent starts: (ok, detail). The
     console goes to log_path (BASE.log), QEMU's stderr to BASE.stderr;
     extra: the run's --append words."""
-    append = boot.kernel_args(build.variant, "tbench",
+    append = boot.kernel_args(build.variant, workloads.TBENCH,
                               boot.tbench_words(1, 1, None, 0),
                               build.boot_args, extra)
     guest = boot.Guest(build.kernel, image.path, append,
@@ -208,14 +208,14 @@ class Session:
             self.next_try = {r.index: 1 for r in self.plan}
 
     @property
-    def mode(self):
-        return self.meta["accel"]["mode"]
+    def accel(self):
+        return schema.run_accel(self.meta)
 
     def context(self, builds, log, stop):
         """The runner.Context of this session's tries."""
         meta = self.meta
         return runner.Context(
-            mode=self.mode, params=meta["protocol"],
+            accel=self.accel, params=meta["protocol"],
             smp=meta["accel"]["smp"], builds=builds, images=self.images,
             resdir=self.resdir, log=log, plugin=meta["plugin"]["path"],
             retries=meta["runner"]["retries"],
@@ -240,8 +240,8 @@ class Setup:
     plugin_note: str
 
     @property
-    def mode(self):
-        return self.decision.mode
+    def accel(self):
+        return self.decision.name
 
     @property
     def seconds(self):
@@ -272,7 +272,7 @@ def _choose_accel(args, log, builds, images, variants, qemu_bin, probe_log):
         decision = accel.decide(args.accel, probe)
     except accel.AccelError as e:
         raise Fail(str(e))
-    log.write("accelerator: %s (%s)" % (decision.mode, decision.reason),
+    log.write("accelerator: %s (%s)" % (decision.name, decision.reason),
               always=True)
     return decision
 
@@ -303,10 +303,10 @@ def failed_probe_log(probe_log, n):
     return "%s-%d%s" % (base, n, ext)
 
 
-def _plugin(args, mode, log):
+def _plugin(args, accel_name, log):
     """(the branch-count plugin's path or None, a note for meta.json)."""
-    if mode != "icount":
-        return None, "not used (%s mode)" % mode
+    if accel_name != "icount":
+        return None, "not used (%s)" % accel_name
     if args.no_plugin:
         return None, "disabled by --no-plugin"
     if args.dry_run:
@@ -326,23 +326,24 @@ def _setup(args, log, chosen, decision):
     labels, variants, twins = chosen
     seed = args.seed if args.seed is not None else random.SystemRandom(
         ).randrange(2 ** 32)
-    mode = decision.mode
-    boots, lengths = planmod.profile_defaults(args.profile, mode,
+    accel_name = decision.name
+    boots, lengths = planmod.profile_defaults(args.profile, accel_name,
                                               args.workload)
-    plugin, note = _plugin(args, mode, log)
+    plugin, note = _plugin(args, accel_name, log)
     if args.model and not plugin:
-        raise Fail("--model needs the branch-count plugin in icount mode "
-                   "(this run: %s; %s)" % (mode, note))
+        raise Fail("--model needs the branch-count plugin under icount "
+                   "(this run: %s; %s)" % (accel_name, note))
     return Setup(labels, variants, twins, seed, decision,
                  args.boots or boots, tuple(args.seconds or lengths),
-                 1 if mode == "icount" else (args.smp or 2), plugin, note)
+                 1 if accel_name == "icount" else (args.smp or 2), plugin,
+                 note)
 
 
 def _meta(args, setup, runs, builds, images, qemu_bin):
     """meta.json of a new session (without host; lib/format/FORMATS.md)."""
-    mode, variants, lengths = setup.mode, setup.variants, setup.lengths
+    accel_name, variants, lengths = setup.accel, setup.variants, setup.lengths
     perf_events = [] if args.perf == "none" else args.perf.split(",")
-    params = {"mode": schema.WORKLOAD[args.workload].mode,
+    params = {"task": workloads.WORKLOAD[args.workload].task,
               "clients": args.clients,
               "seconds": setup.seconds, "lengths": list(lengths),
               "perf": args.perf, "perf_events": perf_events,
@@ -351,14 +352,14 @@ def _meta(args, setup, runs, builds, images, qemu_bin):
         # absent in tbench runs, as in dirs from before it existed
         params.update(workload=args.workload, loops=args.loops)
     timeout = args.timeout or planmod.default_timeout(
-        mode, planmod.guest_seconds(params, setup.seconds),
+        accel_name, planmod.guest_seconds(params, setup.seconds),
         bool(setup.plugin), args.model)
     return {
         "format": 1, "tool": "bench/run", "created_utc": utc(),
         "end_utc": None, "sessions": [], "git": hostinfo.git_state(ROOT),
         "accel": dict(setup.decision.as_dict(), smp=setup.smp, qemu=qemu_bin,
                       memory_mb=qemu.MEMORY_MB,
-                      accel_args=qemu.accel_args(mode, setup.smp),
+                      accel_args=qemu.accel_args(accel_name, setup.smp),
                       kernel_args_base=qemu.BASE_ARGS),
         "protocol": dict(params, guest_protocol=console.PROTOCOL),
         "plan": {"profile": args.profile, "boots": setup.boots,
@@ -368,7 +369,8 @@ def _meta(args, setup, runs, builds, images, qemu_bin):
                  "runs": runs,
                  "order": "shuffled Latin squares per block of rounds",
                  "perturbation": "per round, shared by all variants; "
-                 "A/A twins draw their own" if mode == "icount" else "none"},
+                 "A/A twins draw their own" if accel_name == "icount"
+                 else "none"},
         "runner": {"retries": args.retries, "timeout_s": timeout,
                    "grace_s": execute.GRACE_SECONDS},
         "baseline": baseline(args, variants),
@@ -432,7 +434,7 @@ def new_session(args, log, builds):
                                  qemu_bin, probe_log)
         setup = _setup(args, log, chosen, decision)
         the_plan = planmod.make(setup.labels, setup.boots, setup.seed,
-                                perturb=setup.mode == "icount",
+                                perturb=setup.accel == "icount",
                                 lengths=setup.lengths, twins=setup.twins)
         meta = _meta(args, setup, len(the_plan), builds, images, qemu_bin)
         if args.dry_run:
@@ -488,7 +490,7 @@ def _same_inputs(args, meta, builds):
 
 def _resume_accel(args, meta):
     """Fail when the results dir ran under kvm and this host has none."""
-    if meta["accel"]["mode"] != "kvm":
+    if schema.run_accel(meta) != "kvm":
         return
     usable, _, why = accel.kvm_usable()
     if not usable:
@@ -538,7 +540,7 @@ def resume_session(args, log, builds):
     meta["runner"]["retries"] = args.retries
     log.write("resuming %s: %d of %d runs left, accelerator %s"
               % (args.resume, len(pending), len(the_plan),
-                 meta["accel"]["mode"]), always=True)
+                 schema.run_accel(meta)), always=True)
     plugin_args = _resume_model_args(meta, resdir)
     if meta["plugin"].get("profile") and not args.dry_run:
         # a dir from before profiles existed stays without them

@@ -23,7 +23,7 @@ Run = namedtuple("Run", "index round position variant label perturb_seed "
 FIELDS = list(Run._fields)
 PERTURB_MAX = 2 ** 32 - 1
 
-# Run lengths per profile and accelerator mode: (boots per label and length,
+# Run lengths per profile and accelerator: (boots per label and length,
 # tbench seconds per run: one length or several).
 # quick: what the default ./run_all.sh runs (icount: 3 variants x 6 seeds x
 #   20 s plus the A/A twin; 6 is the fewest seeds at which the report's
@@ -78,22 +78,23 @@ def guest_limit(protocol):
     return round(4 * guest_seconds(protocol, 0) + 60)
 
 
-def estimate(mode, seconds, plugin=False, model=False):
+def estimate(accel, seconds, plugin=False, model=False):
     """Expected wall seconds of one try."""
-    boot, ratio = ESTIMATE[mode]
+    boot, ratio = ESTIMATE[accel]
     return (boot + ratio * seconds) * (PLUGIN_FACTOR if plugin else 1.0) \
         * (MODEL_FACTOR if model else 1.0)
 
 
-def default_timeout(mode, seconds, plugin=False, model=False):
+def default_timeout(accel, seconds, plugin=False, model=False):
     """Hard wall-clock limit of one try: generous, but bounded."""
-    return round(2 * estimate(mode, seconds, plugin, model) + 120)
+    return round(2 * estimate(accel, seconds, plugin, model) + 120)
 
 
-def profile_defaults(profile, mode, workload=workloads.DEFAULT):
-    """(boots, tuple of run lengths in seconds) of a profile in a mode; a
-    run of fixed work has one length, FIXED_WORK_SECONDS (its n ends it)."""
-    boots, lengths = PROFILES[profile][mode]
+def profile_defaults(profile, accel, workload=workloads.DEFAULT):
+    """(boots, tuple of run lengths in seconds) of a profile under an
+    accelerator; a run of fixed work has one length, FIXED_WORK_SECONDS
+    (its n ends it)."""
+    boots, lengths = PROFILES[profile][accel]
     if workloads.WORKLOAD[workload].n is not None:
         return boots, (FIXED_WORK_SECONDS,)
     return boots, lengths
@@ -135,7 +136,7 @@ def make(labels, rounds, seed, perturb, lengths=(20,), twins=()):
 
     labels: list of (label, variant); for a normal run label == variant, for
     an A/A control two labels share one variant. perturb: give each round a
-    perturbation seed (icount mode) or 0 (no perturbation). lengths: tbench
+    perturbation seed (icount) or 0 (no perturbation). lengths: tbench
     seconds; with several, `rounds` rounds run at each length, the lengths
     of successive rounds shuffled by the seed. twins: labels whose
     perturbation seeds come from a stream of their own (A/A twins).

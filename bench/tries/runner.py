@@ -34,7 +34,7 @@ class Context:
     absent in older dirs); builds/images: {variant: Build/Image}; sites:
     {variant: the plugin's sites= file}; plugin_args: {variant: the
     plugin's other arguments}."""
-    mode: str
+    accel: str
     params: dict
     smp: int
     builds: dict
@@ -56,17 +56,17 @@ class Context:
 
     @property
     def machine(self):
-        return boot.Machine(self.mode, self.smp, self.memory_mb,
+        return boot.Machine(self.accel, self.smp, self.memory_mb,
                             self.qemu_bin)
 
 
 def workload_words(p, run):
     """The jlbench.* words of the workload (meta.json protocol p) for run."""
     w = workloads.of(p)
-    if w.mode == "pipe":
+    if w.task == workloads.PIPE:
         return boot.pipe_words(p["loops"], p.get("perf"), run.perturb_seed,
                                p.get("guest_timeout"))
-    if w.mode == "run":
+    if w.task == workloads.RUN:
         return boot.command_words(
             w, p["loops"], p.get("perf"), run.perturb_seed,
             p.get("guest_timeout") or planmod.guest_limit(p))
@@ -77,14 +77,14 @@ def workload_words(p, run):
 def figure(row):
     """The headline figure of an ok row, in words, for progress lines: a
     pipe run's microseconds per round trip; another workload's operations
-    per second of its command; else the mode's headline, with tbench's MB/s
-    beside operations per guest second under icount."""
+    per second of its command; else the accelerator's headline, with
+    tbench's MB/s beside operations per guest second under icount."""
     if row.get("pipe_usecs_per_op"):
         return "%s us per pipe round trip" % row["pipe_usecs_per_op"]
     if row.get("workload_s"):
         return "%.1f ops/s" % (float(row["ops"]) / float(row["workload_s"]))
-    mode = schema.MODE.get(row.get("mode"))
-    if mode and mode.headline == "ops_per_s" and row.get("ops") and \
+    accel = schema.ACCEL.get(row.get("accel"))
+    if accel and accel.headline == "ops_per_s" and row.get("ops") and \
             row.get("seconds"):
         return "%.1f ops/s (%s MB/s)" % (
             float(row["ops"]) / float(row["seconds"]),
@@ -97,7 +97,7 @@ def guest(ctx, run, base):
     build = ctx.builds[run.variant]
     p = ctx.params
     append = boot.kernel_args(
-        run.variant, p.get("mode", "tbench"), workload_words(p, run),
+        run.variant, workloads.of(p).task, workload_words(p, run),
         build.boot_args, p.get("append", ""))
     plugin_args = tuple(ctx.plugin_args.get(run.variant, ()))
     profile = ()
@@ -123,7 +123,7 @@ def one_try(ctx, run, try_no, stopped=None):
     rawtry.write_manifest(g.base)
     row = {
         "index": run.index, "round": run.round, "position": run.position,
-        "variant": run.variant, "label": run.label, "mode": ctx.mode,
+        "variant": run.variant, "label": run.label, "accel": ctx.accel,
         "perturb_seed": run.perturb_seed, "seconds": run.seconds,
         "try": try_no,
         "kernel_hash": ctx.builds[run.variant].hash,
@@ -297,7 +297,7 @@ def dry_run(ctx, s):
     print("# plan: %d runs = %d variants/labels x %d boots, seed %d, "
           "accelerator %s, %d guests at once" % (
               len(s.plan), len(p["labels"]), p["boots"], p["seed"],
-              s.mode, s.meta["runner"]["jobs"]))
+              s.accel, s.meta["runner"]["jobs"]))
     print("# accelerator: %s" % s.meta["accel"]["reason"])
     if s.meta["protocol"].get("append"):
         print("# --append: %s (after each build's boot_args)"

@@ -211,8 +211,8 @@ def sbatch_argv(args, ctx, script, submission, n, name):
             "--job-name=" + name, "--output=" + out, "--chdir=" + ROOT,
             "--time=%d" % time_limit(args, ctx.timeout), "--no-requeue",
             "--ntasks=1", "--cpus-per-task=%d" % ctx.smp]
-    if ctx.mode != "icount":
-        # wall-clock modes: one guest per machine, as locally
+    if ctx.accel != "icount":
+        # wall-clock accelerators: one guest per machine, as locally
         argv.append("--exclusive")
     if args.slurm_partition:
         argv.append("--partition=" + args.slurm_partition)

@@ -1,7 +1,7 @@
 """One try as a Slurm array task, and the files it hands back.
 
 bench/run --executor slurm (bench/tries/slurm.py) writes, in the results dir's
-slurm/ folder: context.json (what runner.Context needs: mode, protocol,
+slurm/ folder: context.json (what runner.Context needs: accel, protocol,
 kernels, images, plugin, timeout), task.sh (the batch script) and one
 submit-<N>.tsv per job array (`task<TAB>index<TAB>try`). Each array task
 runs bench/slurm-task, which makes its try with runner.one_try, the local
@@ -49,7 +49,7 @@ def write_context(ctx):
     os.makedirs(folder(ctx.resdir.path, "rows"), exist_ok=True)
     os.makedirs(folder(ctx.resdir.path, "logs"), exist_ok=True)
     results.write_json(folder(ctx.resdir.path, "context.json"), {
-        "mode": ctx.mode, "params": ctx.params, "smp": ctx.smp,
+        "accel": ctx.accel, "params": ctx.params, "smp": ctx.smp,
         "memory_mb": ctx.memory_mb, "qemu_bin": ctx.qemu_bin,
         "plugin": ctx.plugin, "retries": ctx.retries,
         "timeout": ctx.timeout, "sites": ctx.sites,
@@ -71,8 +71,10 @@ def read_context(resdir, log, stop):
     images = {v: inputs.Image(i["path"], i["hash"])
               for v, i in c["images"].items()}
     return runner.Context(
-        mode=c["mode"], params=c["params"], smp=c["smp"], builds=builds,
-        images=images, resdir=resdir, log=log, plugin=c["plugin"],
+        # context.json of a run from before `accel`: `mode`
+        accel=c.get("accel") or c["mode"], params=c["params"], smp=c["smp"],
+        builds=builds, images=images, resdir=resdir, log=log,
+        plugin=c["plugin"],
         retries=c["retries"], timeout=c["timeout"],
         memory_mb=c["memory_mb"], stop=stop, qemu_bin=c["qemu_bin"],
         sites=c["sites"], plugin_args=c.get("plugin_args") or {})

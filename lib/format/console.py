@@ -17,6 +17,7 @@ that it can be tested on fixture logs.
 import re
 from collections import namedtuple
 
+from lib import workloads
 from lib.format import schema
 
 BEGIN = "JLBENCH-BEGIN"
@@ -127,7 +128,7 @@ def _number(value):
     return x if x == x and abs(x) != float("inf") else None
 
 
-def verdict(rep, ended, mode="tbench"):
+def verdict(rep, ended, task=workloads.TBENCH):
     """Decide a try's status from its Report and how QEMU ended.
 
     ended: a short phrase such as "QEMU exited with status 0" or
@@ -152,15 +153,16 @@ def verdict(rep, ended, mode="tbench"):
         return "failed", "guest error: %s" % (b.get("reason") or "no reason")
     if b.get("status") != "ok":
         return "failed", "result block has status=%r" % b.get("status")
-    if b.get("mode", mode) != mode:
-        return "failed", "result block is for mode %r" % b.get("mode")
-    if mode == "tbench":
+    if b.get("mode", task) != task:
+        return "failed", "result block is of mode=%s, not %s" % (
+            b.get("mode"), task)
+    if task == workloads.TBENCH:
         tput = _number(b.get("throughput_mbps"))
         if tput is None or tput <= 0:
             return "failed", "result block has no valid throughput_mbps (%r)" \
                 % b.get("throughput_mbps")
-    if mode in schema.OWN_FIGURE:
-        for key in ("ops", schema.OWN_FIGURE[mode]):
+    if task in schema.OWN_FIGURE:
+        for key in ("ops", schema.OWN_FIGURE[task]):
             x = _number(b.get(key))
             if x is None or x <= 0:
                 return "failed", "result block has no valid %s (%r)" % (
@@ -169,11 +171,11 @@ def verdict(rep, ended, mode="tbench"):
 
 
 def did_its_work(text, w):
-    """(status, reason) of a try of mode-run workload w (lib/workloads.py)
+    """(status, reason) of a try of task-run workload w (lib/workloads.py)
     whose block is ok: failed when no line of its output, as the agent
     echoed it, has w.expect."""
     prefix = "jlbench: %s: " % w.name
-    if w.mode != "run" or any(
+    if w.task != workloads.RUN or any(
             line.startswith(prefix) and w.expect in line
             for line in text.splitlines()):
         return "ok", ""

@@ -1,6 +1,6 @@
 """The TCG branch-count plugin (bench/plugin/) as seen by the runner.
 
-In icount mode each try loads the plugin with an output file; after the try
+Under icount each try loads the plugin with an output file; after the try
 the file holds `key=value` lines (integers), e.g. kernel_insns=..., and
 window=1 when the agent's start/end markers were seen (the counts then
 cover tbench's measured period only). This module finds the plugin and

@@ -72,7 +72,7 @@ _MARKER = Column("marker", "significance marker (stats.json "
 
 SUMMARY = [
     *_LABEL,
-    Column("mode", "runs.csv `mode`", {m: "" for m in schema.RUN_MODES}),
+    Column("accel", "runs.csv `accel`", {m: "" for m in schema.RUN_ACCELS}),
     Column("metric", "a metric of the run's workload (see Metrics), or "
            "`<counter>_per_op` for each counter column (divided by `ops`)"),
     Column("n", "ok runs with a number"),
@@ -105,9 +105,10 @@ HISTORY = [
     Column("config_hash", "build hash (build.json `hash`, else the label's "
            "kernel hashes, `,`-joined)"),
     Column("profile", "meta.json `plan.profile`"),
-    Column("mode", "the mode (see Modes): runs.csv `mode`, `kvm-nested` for "
+    Column("accel", "the accelerator (see Accelerators): runs.csv `accel`, "
+           "`kvm-nested` for "
            "a kvm run whose host was emulated", {m.name: "" for m in
-                                                 schema.MODES}),
+                                                 schema.ACCELS}),
     *_LABEL,
     Column("n", "ok runs with a number"),
     Column("failed", "failed tries of the label"),
@@ -140,7 +141,7 @@ _NEWER = "every file but older ones"
 STATS_KEYS = [
     Key("schema", "layout version of this file: %d" % STATS_SCHEMA),
     Key("run_id", "results dir name"),
-    Key("mode", "runs.csv `mode`"),
+    Key("accel", "runs.csv `accel` (`mode` in older files)"),
     Key("workload", "meta.json `protocol.workload`",
         "runs of a workload other than tbench"),
     Key("nested", "meta.json `host.nested` (a kvm run on an emulated "
@@ -148,8 +149,9 @@ STATS_KEYS = [
     Key("linux", "the kernels' Linux version (`6.1`, `6.12`) from their "
         "build.json `source`; null when they name none or mix versions",
         "files from 2026-12-05 on (older ones are all 6.1's)"),
-    Key("mode_description", "what the mode's figures are (see Modes; a "
-        "nested kvm run's says they are not hardware throughput)"),
+    Key("accel_description", "what the accelerator's figures are (see "
+        "Accelerators; a nested kvm run's says they are not hardware "
+        "throughput)"),
     Key("headline", "the headline metric"),
     Key("headline_why", "why it is the headline"),
     Key("lengths", "every run length, s"),

@@ -61,7 +61,7 @@ def derive(base, perf_events, plugin, ended,
     text = console.read(base + ".log")
     rep = console.parse(text)
     status, reason = console.verdict(rep, ended,
-                                     schema.WORKLOAD[workload].mode)
+                                     workloads.WORKLOAD[workload].task)
     if status == "ok":
         status, reason = console.did_its_work(
             text, workloads.WORKLOAD[workload])

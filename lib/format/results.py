@@ -79,7 +79,9 @@ def write_json(path, obj):
 class ResultsDir:
     """One results dir. Create it with create(), reopen with open()."""
 
-    def __init__(self, path, columns):
+    def __init__(self, path, header):
+        """header: runs.csv's, as the dir has it; columns: today's names
+        of it (schema.current: an older dir's resume keeps its header)."""
         self.path = path
         self.raw = os.path.join(path, "raw")
         self.runs_csv = os.path.join(path, "runs.csv")
@@ -87,7 +89,8 @@ class ResultsDir:
         self.plan_csv = os.path.join(path, "plan.csv")
         self.meta_json = os.path.join(path, "meta.json")
         self.log_file = os.path.join(path, "bench.log")
-        self.columns = columns
+        self.header = header
+        self.columns = schema.current(header)
 
     @classmethod
     def create(cls, path, perf_events, model=None,
@@ -98,7 +101,7 @@ class ResultsDir:
         os.makedirs(os.path.join(path, "raw"))
         self = cls(path, schema.run_columns(perf_events, model=model,
                                             workload=workload))
-        _append(self.runs_csv, _csv_line(self.columns))
+        _append(self.runs_csv, _csv_line(self.header))
         _append(self.samples_csv, _csv_line(schema.SAMPLE_COLUMNS))
         return self
 
@@ -141,9 +144,10 @@ class ResultsDir:
         return len(rows) - len(keep)
 
     def rows(self):
-        """runs.csv rows as dicts."""
+        """runs.csv rows as dicts, by today's column names."""
         with open(self.runs_csv, newline="") as f:
-            return list(csv.DictReader(f))
+            return [dict(zip(schema.current(r.keys()), r.values()))
+                    for r in csv.DictReader(f)]
 
     def meta(self):
         with open(self.meta_json) as f:
@@ -202,7 +206,7 @@ def figures(block, perf_events, workload=workloads.DEFAULT):
     workload's own, total_ticks and the perf events."""
     b = block
     cells = {c.name: b.get(c.block) for c in schema.RUN_COLUMNS
-             + schema.WORKLOAD[workload].columns if c.block}
+             + schema.figures(workload).columns if c.block}
     for c in schema.RUN_COLUMNS:
         if c.unit == "ticks" and c.block:
             cells[c.name] = _int(cells[c.name])

@@ -1,5 +1,5 @@
 """The results format in one place: runs.csv and samples.csv columns, the
-counters, the per-run metrics and the accelerator modes.
+counters, the per-run metrics and the accelerators.
 
 bench/ writes runs.csv and samples.csv from these tables, analysis/ reads
 and describes them with them, plots/prepare labels its figures with them,
@@ -40,8 +40,9 @@ RUN_COLUMNS = [
     _col("variant", "kernel variant"),
     _col("label", "the variant; `<variant>.aa` for the default A/A twin of "
          "the baseline; `A`/`B` in an A/A-only control"),
-    _col("mode", "accelerator mode (see Modes)"),
-    _col("perturb_seed", "0 = none; icount mode: one per round, the same "
+    _col("accel", "the accelerator (see Accelerators; `mode` in older "
+         "dirs)"),
+    _col("perturb_seed", "0 = none; icount: one per round, the same "
          "for every variant; A/A twins and `B` draw theirs from a stream of "
          "their own"),
     _col("try", "try of the run, from 1", "count"),
@@ -272,7 +273,18 @@ def run_columns(perf_events, later=True, model=None,
     return ([c.name for c in RUN_COLUMNS if later or not c.later]
             + [perf_column(e) for e in perf_events] + PLUGIN_COLUMNS
             + model_columns(model)
-            + [c.name for c in WORKLOAD[workload].columns])
+            + [c.name for c in figures(workload).columns])
+
+
+# runs.csv columns renamed since older dirs were written: old name -> today's.
+# Every reader of runs.csv goes through current(); a resumed older dir keeps
+# its own header (lib/format/results.py).
+RENAMED = {"mode": "accel"}
+
+
+def current(columns):
+    """Today's names of runs.csv columns (a header or a row's keys)."""
+    return [RENAMED.get(c, c) for c in columns]
 
 
 def required_columns():
@@ -286,7 +298,8 @@ def numeric_columns():
 
 
 # A per-run metric. throughput: a speed of tbench (one is the headline of
-# each mode); derived: computed from other columns, not a runs.csv column.
+# each accelerator); derived: computed from other columns, not a runs.csv
+# column.
 Metric = namedtuple("Metric", "name title unit better throughput derived")
 METRICS = [
     Metric("ops_per_s", "tbench operations per second", "ops/s", "higher",
@@ -300,14 +313,11 @@ METRICS = [
 ]
 THROUGHPUT = {m.name: m for m in METRICS if m.throughput}
 
-# A workload (lib/workloads.py, where each is a record) as results see it:
-# mode: the agent's jlbench.mode; op: one operation, in words; metrics:
-# the METRICS of its runs (other runs.csv figures stay empty); headline: its
-# headline metric, or None for the accelerator mode's (MODES); columns:
-# runs.csv columns of its own, after the others (by agent mode); title: the
-# workload in a report's words.
-Workload = namedtuple("Workload", "name mode op metrics headline columns "
-                      "title")
+# What a workload's runs measure, by the agent's task (lib/workloads.py):
+# metrics: the METRICS of its runs (other runs.csv figures stay empty);
+# headline: its headline metric, or None for the accelerator's (ACCELS);
+# columns: runs.csv columns of its own, after the others.
+Figures = namedtuple("Figures", "metrics headline columns")
 PIPE_COLUMNS = [
     _col("pipe_usecs_per_op", "perf bench sched pipe's microseconds per "
          "round trip, by its own clock (guest time under icount)", "us",
@@ -315,22 +325,24 @@ PIPE_COLUMNS = [
 ]
 COMMAND_COLUMNS = [
     _col("workload_s", "guest seconds from the start of the workload's "
-         "command to its exit (agent mode run)", "s", "workload_s"),
+         "command to its exit (agent task run)", "s", "workload_s"),
 ]
-# By agent mode: (metrics, headline, columns).
 _FIGURES = {
-    workloads.DEFAULT: (tuple(m.name for m in METRICS), None, []),
-    "pipe": (("ops_per_s", "ops"), "ops_per_s", PIPE_COLUMNS),
-    "run": (("ops_per_s", "ops"), "ops_per_s", COMMAND_COLUMNS),
+    workloads.TBENCH: Figures(tuple(m.name for m in METRICS), None, []),
+    workloads.PIPE: Figures(("ops_per_s", "ops"), "ops_per_s", PIPE_COLUMNS),
+    workloads.RUN: Figures(("ops_per_s", "ops"), "ops_per_s",
+                           COMMAND_COLUMNS),
 }
-WORKLOADS = [Workload(w.name, w.mode, w.op, *_FIGURES[w.mode], w.title)
-             for w in workloads.WORKLOADS]
-WORKLOAD = {w.name: w for w in WORKLOADS}
 WORKLOAD_COLUMNS = PIPE_COLUMNS + COMMAND_COLUMNS
-# The agent modes of fixed work and the result-block key of the figure each
+# The agent tasks of fixed work and the result-block key of the figure each
 # reports of its own (lib/format/console.py checks it).
-OWN_FIGURE = {mode: cols[0].block for mode, (_, _, cols) in _FIGURES.items()
-              if cols}
+OWN_FIGURE = {task: f.columns[0].block for task, f in _FIGURES.items()
+              if f.columns}
+
+
+def figures(workload):
+    """The Figures of a workload (its name, as lib/workloads.py has it)."""
+    return _FIGURES[workloads.WORKLOAD[workload].task]
 
 
 def workload(meta):
@@ -339,108 +351,116 @@ def workload(meta):
     return workloads.of((meta or {}).get("protocol") or {}).name
 
 
-# An accelerator mode and every text that describes it. runs_csv: a value
-# of runs.csv's mode column (kvm-nested is kvm on a host that was itself
+# An accelerator and every text that describes it. runs_csv: a value
+# of runs.csv's accel column (kvm-nested is kvm on a host that was itself
 # emulated, meta.json host.nested); wall_clock: figures are the machine's
 # wall-clock time (so runs from several hosts do not mix); headline: the
 # throughput metric that answers the question.
-Mode = namedtuple("Mode", "name runs_csv wall_clock headline description "
-                  "head what sees confound headline_why plot_title axis")
+Accel = namedtuple("Accel", "name runs_csv wall_clock headline description "
+                   "head what sees confound headline_why plot_title axis")
 _MBPS_HEADLINE = ("The headline is tbench's MB/s, as in 2011; operations "
                   "per second are shown beside it.")
-MODES = [
-    Mode("kvm", True, True, "throughput_mbps",
-         description="KVM: hardware throughput",
-         head="mode kvm: hardware",
-         what="KVM on real hardware: hardware throughput",
-         sees="This mode runs the guest on the host's CPU: its figures "
-              "include branch prediction and caches, and the host's own "
-              "noise.",
-         confound="kvm: hardware figures include host noise (frequency "
-                  "scaling, other load); see steal time and drift.",
-         headline_why=_MBPS_HEADLINE,
-         plot_title="mode kvm: hardware",
-         axis={"throughput_mbps": "MB/s (KVM, hardware)",
-               "ops_per_s": "tbench operations per second (KVM, hardware)"}),
-    Mode("tcg", True, True, "throughput_mbps",
-         description="QEMU TCG: emulated wall-clock time, noisy, not "
-                     "hardware throughput",
-         head="mode tcg: emulated wall-clock, noisy, not hardware",
-         what="QEMU TCG (emulation) timed by the wall clock: noisy, not "
-              "hardware throughput",
-         sees="This mode times an emulator by the wall clock: it mixes the "
-              "guest's work with translation and host noise (10-14% between "
-              "boots here), and sees no hardware effects of the guest's "
-              "code.",
-         confound="tcg: wall-clock time of an emulator is dominated by "
-                  "translation and host noise; effects of a few per cent "
-                  "are hard to resolve.",
-         headline_why=_MBPS_HEADLINE,
-         plot_title="mode tcg: emulated wall clock, not hardware",
-         axis={"throughput_mbps": "MB/s, wall clock (emulated, TCG)",
-               "ops_per_s": "tbench operations per second, wall clock "
-                            "(emulated, TCG)"}),
-    Mode("icount", True, False, "ops_per_s",
-         description="QEMU TCG with -icount: a deterministic "
-                     "instruction-path model in guest time, not hardware "
-                     "throughput",
-         head="mode icount: deterministic instruction-path model in guest "
-              "time, not hardware",
-         what="QEMU TCG with `-icount`, where throughput is measured in "
-              "guest time and every instruction costs the same: a "
-              "deterministic model of instruction-path length, not hardware "
-              "throughput",
-         sees="This mode sees the instructions each static-key check "
-              "executes (every guest instruction costs the same guest "
-              "time); it cannot see branch prediction, caches or pipelines, "
-              "where jump labels also help on hardware.",
-         confound="icount: every guest instruction costs the same guest "
-                  "time, so throughput here measures instruction-path "
-                  "length only; branch prediction, caches and pipelines, "
-                  "where jump labels also help on hardware, are not "
-                  "modelled.",
-         headline_why="Under icount the headline is operations per guest "
-                      "second: a run covers under 2% of tbench's loadfile, "
-                      "so its MB/s depends on where in the loadfile its "
-                      "window falls (see \"MB/s explained\").",
-         plot_title="mode icount: instruction-path model in guest time, "
-                    "not hardware",
-         axis={"throughput_mbps": "MB/s in guest time (icount model)",
-               "ops_per_s": "tbench operations per guest second (icount "
-                            "model)"}),
-    Mode("kvm-nested", False, True, "throughput_mbps",
-         description="KVM inside an emulated machine (QEMU TCG, meta.json "
-                     "host.nested): wall-clock figures of emulation, not "
-                     "hardware throughput",
-         head="mode kvm, nested in an emulated machine: wall-clock of QEMU "
-              "TCG, not hardware",
-         what="KVM nested inside an emulated machine (QEMU TCG with SVM, "
-              "meta.json `host.nested`), timed by the wall clock: a "
-              "functional run of the kvm path whose figures are not "
-              "hardware throughput and compare with nothing",
-         sees="This run's KVM host was itself an emulated machine (QEMU "
-              "TCG): the guest's code was emulated, so its figures show no "
-              "hardware effect of jump labels.",
-         confound="kvm, nested: the KVM host was itself emulated (QEMU "
-                  "TCG), so every figure mixes emulation, nested "
-                  "virtualisation exits and host noise; they are not "
-                  "hardware throughput and not comparable with 2011's or "
-                  "any other run's.",
-         headline_why=_MBPS_HEADLINE,
-         plot_title="mode kvm, nested in an emulated machine: not hardware",
-         axis={"throughput_mbps": "MB/s, wall clock of nested KVM "
-                                  "(emulated host)",
-               "ops_per_s": "tbench operations per second, wall clock of "
-                            "nested KVM (emulated host)"}),
+ACCELS = [
+    Accel("kvm", True, True, "throughput_mbps",
+          description="KVM: hardware throughput",
+          head="accelerator kvm: hardware",
+          what="KVM on real hardware: hardware throughput",
+          sees="This accelerator runs the guest on the host's CPU: its "
+               "figures include branch prediction and caches, and the host's "
+               "own noise.",
+          confound="kvm: hardware figures include host noise (frequency "
+                   "scaling, other load); see steal time and drift.",
+          headline_why=_MBPS_HEADLINE,
+          plot_title="accelerator kvm: hardware",
+          axis={"throughput_mbps": "MB/s (KVM, hardware)",
+                "ops_per_s": "tbench operations per second (KVM, hardware)"}),
+    Accel("tcg", True, True, "throughput_mbps",
+          description="QEMU TCG: emulated wall-clock time, noisy, not "
+                      "hardware throughput",
+          head="accelerator tcg: emulated wall-clock, noisy, not hardware",
+          what="QEMU TCG (emulation) timed by the wall clock: noisy, not "
+               "hardware throughput",
+          sees="This accelerator times an emulator by the wall clock: it "
+               "mixes the guest's work with translation and host noise "
+               "(10-14% between boots here), and sees no hardware effects "
+               "of the guest's code.",
+          confound="tcg: wall-clock time of an emulator is dominated by "
+                   "translation and host noise; effects of a few per cent "
+                   "are hard to resolve.",
+          headline_why=_MBPS_HEADLINE,
+          plot_title="accelerator tcg: emulated wall clock, not hardware",
+          axis={"throughput_mbps": "MB/s, wall clock (emulated, TCG)",
+                "ops_per_s": "tbench operations per second, wall clock "
+                             "(emulated, TCG)"}),
+    Accel("icount", True, False, "ops_per_s",
+          description="QEMU TCG with -icount: a deterministic "
+                      "instruction-path model in guest time, not hardware "
+                      "throughput",
+          head="accelerator icount: deterministic instruction-path model in "
+               "guest time, not hardware",
+          what="QEMU TCG with `-icount`, where throughput is measured in "
+               "guest time and every instruction costs the same: a "
+               "deterministic model of instruction-path length, not hardware "
+               "throughput",
+          sees="This accelerator sees the instructions each static-key check "
+               "executes (every guest instruction costs the same guest "
+               "time); it cannot see branch prediction, caches or pipelines, "
+               "where jump labels also help on hardware.",
+          confound="icount: every guest instruction costs the same guest "
+                   "time, so throughput here measures instruction-path "
+                   "length only; branch prediction, caches and pipelines, "
+                   "where jump labels also help on hardware, are not "
+                   "modelled.",
+          headline_why="Under icount the headline is operations per guest "
+                       "second: a run covers under 2% of tbench's loadfile, "
+                       "so its MB/s depends on where in the loadfile its "
+                       "window falls (see \"MB/s explained\").",
+          plot_title="accelerator icount: instruction-path model in guest "
+                     "time, not hardware",
+          axis={"throughput_mbps": "MB/s in guest time (icount model)",
+                "ops_per_s": "tbench operations per guest second (icount "
+                             "model)"}),
+    Accel("kvm-nested", False, True, "throughput_mbps",
+          description="KVM inside an emulated machine (QEMU TCG, meta.json "
+                      "host.nested): wall-clock figures of emulation, not "
+                      "hardware throughput",
+          head="accelerator kvm, nested in an emulated machine: wall-clock "
+               "of QEMU TCG, not hardware",
+          what="KVM nested inside an emulated machine (QEMU TCG with SVM, "
+               "meta.json `host.nested`), timed by the wall clock: a "
+               "functional run of the kvm path whose figures are not "
+               "hardware throughput and compare with nothing",
+          sees="This run's KVM host was itself an emulated machine (QEMU "
+               "TCG): the guest's code was emulated, so its figures show no "
+               "hardware effect of jump labels.",
+          confound="kvm, nested: the KVM host was itself emulated (QEMU "
+                   "TCG), so every figure mixes emulation, nested "
+                   "virtualisation exits and host noise; they are not "
+                   "hardware throughput and not comparable with 2011's or "
+                   "any other run's.",
+          headline_why=_MBPS_HEADLINE,
+          plot_title="accelerator kvm, nested in an emulated machine: not "
+                     "hardware",
+          axis={"throughput_mbps": "MB/s, wall clock of nested KVM "
+                                   "(emulated host)",
+                "ops_per_s": "tbench operations per second, wall clock of "
+                             "nested KVM (emulated host)"}),
 ]
-MODE = {m.name: m for m in MODES}
-RUN_MODES = tuple(m.name for m in MODES if m.runs_csv)
+ACCEL = {m.name: m for m in ACCELS}
+RUN_ACCELS = tuple(m.name for m in ACCELS if m.runs_csv)
 
 
-def mode_key(mode, nested):
-    """The MODE key of a run: its runs.csv mode, or kvm-nested for a kvm
+def run_accel(meta):
+    """The accelerator of a results dir's meta.json: accel.name (accel.mode
+    in older dirs)."""
+    a = meta.get("accel") or {}
+    return a.get("name") or a.get("mode")
+
+
+def accel_key(accel, nested):
+    """The ACCEL key of a run: its runs.csv accel, or kvm-nested for a kvm
     run whose host was itself emulated (nested: meta.json host.nested)."""
-    return "kvm-nested" if mode == "kvm" and nested else mode
+    return "kvm-nested" if accel == "kvm" and nested else accel
 
 
 def table(header, rows):
@@ -474,18 +494,18 @@ def formats_tables():
         "metrics": table(
             ["metric", "unit", "what", "better", "headline in"],
             [[code(m.name), m.unit, m.title, m.better,
-              ", ".join(x.name for x in MODES if x.headline == m.name)
+              ", ".join(x.name for x in ACCELS if x.headline == m.name)
               or "-"] for m in METRICS]),
         "workloads": table(
             ["workload", "one operation", "metrics", "headline",
              "columns of its own"],
-            [[code(w.name), w.op, ", ".join(code(m) for m in w.metrics),
-              code(w.headline) if w.headline else "the mode's",
-              ", ".join(code(c.name) for c in w.columns) or "-"]
-             for w in WORKLOADS]),
-        "modes": table(
-            ["mode", "in runs.csv", "wall clock", "what its figures are"],
+            [[code(w.name), w.op, ", ".join(code(m) for m in f.metrics),
+              code(f.headline) if f.headline else "the accelerator's",
+              ", ".join(code(c.name) for c in f.columns) or "-"]
+             for w in workloads.WORKLOADS for f in [figures(w.name)]]),
+        "accelerators": table(
+            ["accel", "in runs.csv", "wall clock", "what its figures are"],
             [[code(m.name), "yes" if m.runs_csv else "no (kvm)",
               "yes" if m.wall_clock else "no", m.description]
-             for m in MODES]),
+             for m in ACCELS]),
     }

@@ -35,7 +35,7 @@ def data(run, out):
         linux = source.version_of(row["kernel_version"])
         tics.append('"%s\\n%s\\n%s" %d' % (
             row["git_commit"][:7], " ".join(filter(None, (
-                row["mode"], config))),
+                row["accel"], config))),
             "Linux " + linux if linux else "", i))
     labs = reference.label_order(h["label"])
     ref = []

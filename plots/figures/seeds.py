@@ -26,7 +26,7 @@ def spread(x, col, vals, width=0.6):
 
 def data(run, out):
     st = run.st
-    if st["mode"] != "icount":
+    if st["accel"] != "icount":
         return False
     name = headline(st)
     ok = ok_runs(run)
