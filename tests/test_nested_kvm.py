@@ -11,8 +11,8 @@ fixtures: the same cache as the other integration tests):
             jump-label only (the kernel whose static-key sites are patched;
             a nested boot costs a minute, mostly its slow serial console).
 Then analysis/analyze and analysis/report on the host, whose accelerator
-line must say that the kvm figures come from an emulated machine. The whole test
-takes several minutes (docs/nested.md). When the outer machine stalls
+line must say that the kvm figures come from an emulated machine. The whole
+test takes several minutes (docs/nested.md). When the outer machine stalls
 (tests/nested/run exits 124), another one is started, three machines at
 most, and the test says so (a warning in pytest's summary); a step that
 fails inside a healthy machine is never retried.
