@@ -128,6 +128,11 @@ def test_a_user_ab_across_the_suite_names_what_changed(tmp_path,
                  "site execs", "largest gain"):
         assert said not in across, said
     assert "largest loss of `mine`: `open` (-0.8" in across
+    where = text.split("## Where the difference comes from")[1].split(
+        "\n## ")[0]
+    assert "`mine` against `jump-label`: the functions" in where
+    for said in ("Static-key sites", "sites' part", "`sites`"):
+        assert said not in where, said
     assert "Smallest" not in across   # two resolved: both are largest
 
 
