@@ -7,9 +7,11 @@ The baseline is stats.json's (the results dir's meta.json); a run that does not
 repeat 2011's comparison (runinfo.with_2011: user variants, another
 baseline) is set beside nothing of 2011's.
 
-Layout: the first screen holds the accelerator (stated once), the answer (its
-CI
-and the A/A noise floor), the 2011-vs-here table with each comparison's
+Layout: the first screen holds the accelerator (stated once), the answer
+(its CI and the A/A noise floor; a user's A/B adds what its kernels changed
+and the function that changed most, and a suite run's answer is that,
+workload by workload, before tbench's: analysis/sections/changed.py), the
+2011-vs-here table with each comparison's
 verdict (without 2011's columns when the run is not 2011's comparison) and
 the main figure (analysis/sections/figures.py);
 then the contents, made from the ## headings the sections emit; then the
@@ -20,13 +22,13 @@ import re
 
 from analysis.documents import across, workload
 from analysis.models import published
-from analysis.sections import (configs, explain, facts, figures, models,
-                               seeds, wherefrom)
+from analysis.sections import (changed, configs, explain, facts, figures,
+                               models, seeds, wherefrom)
 from analysis.sections import fmt as F
 from analysis.sections.fmt import AA_ONLY, fmt_value, head, unit
 from analysis.sections.verdict import (NESTED, answer, nested, ordering,
                                        verdict)
-from analysis.results import compat, metrics, reference, runinfo
+from analysis.results import compat, metrics, reference, runinfo, suite
 from analysis.results.runinfo import comparisons, headline, metric, with_2011
 from lib.format import schema
 
@@ -334,6 +336,21 @@ def contents(top, body):
         if level == 2 and h != "Contents"])
 
 
+def first_answer(res, st):
+    """The answer's lines: tbench's answer, and for a user's A/B (a run
+    that is not 2011's comparison) what its kernels changed, with the
+    kernel function that changed most (analysis/sections/changed.py); of
+    a suite run, workload by workload: the suite's answer, first, with
+    tbench's after it."""
+    if with_2011(st) or nested(st) or not st["groups"]["main"] or \
+            not comparisons(metric(st, headline(st)), "main"):
+        return [answer(st), ""]
+    if suite.members(res.path):
+        return changed.lines(res, st, True) + ["", answer(st, "tbench"),
+                                               ""]
+    return [answer(st), ""] + changed.lines(res, st, False) + [""]
+
+
 def render(res, st, out_path, plots_dir):
     """The whole REPORT.md text: first the accelerator, the answer, the
     table that carries it (with each comparison's verdict) and the main
@@ -347,7 +364,7 @@ def render(res, st, out_path, plots_dir):
     note = facts.config_note(res)
     titles = figures.titles(st["baseline"], with_2011(st))
     top = "\n".join(
-        [title(st), "", accel_line(st), "", answer(st), ""]
+        [title(st), "", accel_line(st), ""] + first_answer(res, st)
         + ([note, ""] if note else []) + [table_2011(st, res), ""]
         + main_figure(plots_dir, out_dir, res.run_id, titles))
     sections = [

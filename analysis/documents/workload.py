@@ -15,7 +15,7 @@ published full-counter hardware comparison of JUMP_LABEL on and off, the
 beside that table.
 """
 from analysis.models import published
-from analysis.sections import facts, models
+from analysis.sections import changed, facts, models
 from analysis.sections import fmt as F
 from analysis.sections.fmt import head
 from analysis.results import compat, reference, runinfo
@@ -166,7 +166,10 @@ def render(res, st, out_path, plots_dir):
     del out_path, plots_dir
     what = " vs ".join(reference.words(lab) for lab in st["groups"]["main"])
     top = "\n".join(["# jlbench: %s, workload %s" % (
-        what, compat.workload(st)), "", answer(st)])
+        what, compat.workload(st)), "", answer(st)] + (
+        ["", *changed.lines(res, st, False)]
+        if comparisons(_headline(st), "main") and not runinfo.with_2011(st)
+        else []))
     sections = [
         ("This run", workload(res, st)),
         ("Statistics", "\n".join([

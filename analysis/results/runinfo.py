@@ -69,3 +69,26 @@ def with_2011(st):
 
 def comparisons(m, group):
     return {c["label"]: c for c in m["comparisons"] if c["group"] == group}
+
+
+def static_keys(meta, variant):
+    """How variant's disabled static-key checks compile: its build.json's
+    verified (jump_label, plain_reads) from meta.json, or None when the
+    run does not record it."""
+    b = ((meta.get("builds") or {}).get(variant) or {}).get("build") or {}
+    config = (b.get("verify") or {}).get("config")
+    if not isinstance(config, dict) or "jump_label" not in config:
+        return None
+    return bool(config["jump_label"]), bool(config.get("plain_reads"))
+
+
+def keys_differ(meta, label, baseline):
+    """Whether two kernels of a run differ in how their static-key checks
+    compile (jump labels against atomic or plain reads): only then does a
+    report explain a change by the checks. Without build records: when
+    both are built-ins and not the same one."""
+    a, b = static_keys(meta, label), static_keys(meta, baseline)
+    if a is None or b is None:
+        return label != baseline and label in reference.ORDER and \
+            baseline in reference.ORDER
+    return a != b

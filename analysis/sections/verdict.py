@@ -89,11 +89,13 @@ def nested(st):
     return runinfo.accel_key(st) == "kvm-nested"
 
 
-def answer(st):
-    """The first lines of the report: the question answered in words."""
+def answer(st, lead="Answer"):
+    """The first lines of the report: the question answered in words
+    (lead: the bold word they open with; a suite's is its workload's,
+    tbench, the suite's answer being analysis/sections/changed.py's)."""
     if nested(st):
-        return "**Answer.** %s\n\n%s" % (
-            NESTED, runinfo.accel(st).sees)
+        return "**%s.** %s\n\n%s" % (
+            lead, NESTED, runinfo.accel(st).sees)
     name = headline(st)
     hm = metric(st, name)
     if hm is None or not st["groups"]["main"]:
@@ -110,16 +112,16 @@ def answer(st):
     first = parts[0][1]
     old = with_2011(st)
     if old:
-        lines = ["**Answer.** On Linux %s, under %s, %s %s %s "
+        lines = ["**%s.** On Linux %s, under %s, %s %s %s "
                  "static keys (%s %s, %d %s)" % (
-                     runinfo.linux(st), runinfo.accel_key(st), parts[0][0],
-                     _effect(first, noun), first["baseline"],
+                     lead, runinfo.linux(st), runinfo.accel_key(st),
+                     parts[0][0], _effect(first, noun), first["baseline"],
                      first["test_t"],
                      F.p_is(first["p_t"]), n, unit_n)]
     else:
-        lines = ["**Answer.** Under %s, the runs of `%s` %s the runs of "
+        lines = ["**%s.** Under %s, the runs of `%s` %s the runs of "
                  "`%s` (%s %s, %d %s)" % (
-                     runinfo.accel_key(st), first["label"],
+                     lead, runinfo.accel_key(st), first["label"],
                      _effect(first, noun), first["baseline"],
                      first["test_t"], F.p_is(first["p_t"]), n, unit_n)]
     for what, c in parts[1:]:

@@ -1,11 +1,13 @@
 """Where a difference comes from, shown: the per-function table of a Diff
 (analysis/comparison/profile.py) for analysis/profile-diff, and REPORT.md's
 section "Where the difference comes from" (each kernel against the baseline,
-with plots/img/profile.svg)."""
+with plots/img/profile.svg; the static-key sites' part only where the two
+kernels differ in their static keys, runinfo.keys_differ)."""
 import os
 
 from analysis.sections import fmt as F
 from analysis.comparison import profile
+from analysis.results import runinfo
 from analysis.results.load import FormatError
 from analysis.sections.fmt import head
 from lib import ROOT
@@ -32,14 +34,17 @@ INTRO = (
     "widened by the environment floor (`floor`: how far a harness change "
     "alone moved the function on the workload's environment study, "
     "`analysis/function-floors/`; a function the study did not run, "
-    "`other` and the total take the kernel total's, marked `(total)`). "
+    "`other` and the total take the kernel total's, marked `(total)`). ")
+# Where two kernels differ in their static keys (runinfo.keys_differ).
+INTRO_SITES = (
     "`sites`: the function holds static-key "
     "checks, executed that many times per op (counted in the jump-label "
     "kernel; a check executes at the same places in every kernel); their "
     "part is those executions x the difference in instructions per "
     "disabled check (the selftest's count), the rest of the function's "
-    "difference is other code. `analysis/profile-diff` shows more "
-    "functions and the model's events.")
+    "difference is other code. ")
+INTRO_MORE = "`analysis/profile-diff` shows more functions and the model's " \
+    "events."
 
 
 # Below this a per-op figure is float noise (a try's ops are ~1e5, so
@@ -103,22 +108,23 @@ def share_cell(x):
     return F.pct(0.0 if abs(x) < NOISE else 100 * x, 1)
 
 
-def table(d, n, markdown=True):
+def table(d, n, markdown=True, sites=True):
     """The n functions that changed most, other, total and [user]; the
-    columns named by the labels (markdown: REPORT.md), or A and B."""
+    columns named by the labels (markdown: REPORT.md), or A and B; sites:
+    with the static-key sites' columns."""
     rows = []
     for r in d.rows(n):
-        sites, part, rest = sites_cells(r)
         rows.append([name_cell(r, "`" if markdown else ""), fig(r["a"]),
                      fig(r["b"]), fig(r["diff"], True), median_cell(r),
-                     floor_cell(r), r["marker"], share_cell(r["share"]),
-                     sites, part, rest])
+                     floor_cell(r), r["marker"], share_cell(r["share"])]
+                    + (list(sites_cells(r)) if sites else []))
     a, b = ("`%s`" % profile.name(d.a), "`%s`" % profile.name(d.b)) \
         if markdown else ("A", "B")
     return F.table(["function", "%s/op" % a, "%s/op" % b,
                     "diff/op", "paired median [95% interval]", "floor",
-                    "", "share", "sites: execs/op", "sites' part", "rest"],
-                   rows, "lrrrrrcrrrr")
+                    "", "share"]
+                   + (["sites: execs/op", "sites' part", "rest"] if sites
+                      else []), rows, "lrrrrrcr" + ("rrr" if sites else ""))
 
 
 def what(metric):
@@ -202,12 +208,14 @@ def section(res, st, figure):
         if not profile.has_profiles(res):
             return NOT_RUN
         return "No comparison: no `%s` runs with a profile." % res.baseline
-    out = [INTRO]
-    for d in diffs:
+    keys = [runinfo.keys_differ(res.meta, d.b.label, d.a.label)
+            for d in diffs]
+    out = [INTRO + (INTRO_SITES if any(keys) else "") + INTRO_MORE]
+    for d, k in zip(diffs, keys):
         out += ["", head("`%s` against `%s`: the functions that "
                          "changed most" % (d.b.label, d.a.label)),
-                "", sites_line(d) + " %s." % pairing(d).capitalize(), "",
-                table(d, TOP)]
+                "", (sites_line(d) + " " if k else "")
+                + "%s." % pairing(d).capitalize(), "", table(d, TOP, sites=k)]
         notes = d.notes()
         out += ["", "; ".join(notes) + "."] if notes else []
     return "\n".join(out + [""] + figure)
