@@ -11,7 +11,7 @@ from conftest import ROOT, run
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
-from analysis.stats import calibrate, envfloor  # noqa: E402
+from analysis.stats import calibrate, envfloor, floorfiles  # noqa: E402
 from analysis.results.load import Results  # noqa: E402
 
 SEEDS = 4
@@ -101,8 +101,8 @@ def test_floors_only_of_another_workload(tmp_path, monkeypatch):
     assert m["floor_level_pct"] == pytest.approx(0.05, abs=2e-4)
     assert m["floor_difference_pts"] == pytest.approx(0.0304, abs=2e-4)
     monkeypatch.setenv("JLBENCH_FLOORS", str(out))
-    assert calibrate.floor(calibrate.for_workload("fault"),
-                           "throughput_mbps", "difference") == \
+    assert floorfiles.floor(calibrate.for_workload("fault"),
+                            "throughput_mbps", "difference") == \
         pytest.approx(0.0304, abs=2e-4)
     assert calibrate.for_workload("sock") is None
     p = run([str(ROOT / "analysis" / "calibrate"), "--floors-only"],

@@ -18,7 +18,7 @@ import synth  # noqa: E402
 from analysis.comparison import profile  # noqa: E402
 from analysis.sections import wherefrom  # noqa: E402
 from analysis.results import check  # noqa: E402
-from analysis.stats import calibrate, stats  # noqa: E402
+from analysis.stats import floorfiles, stats  # noqa: E402
 from analysis.results.load import Results  # noqa: E402
 from lib.format import profile as pf  # noqa: E402
 from lib.format import rawtry  # noqa: E402
@@ -248,7 +248,7 @@ def test_a_function_is_judged_by_its_own_floor(tmp_path, monkeypatch):
     p = run([PYTHON, str(ROOT / "analysis" / "calibrate"), "--functions",
              "--env", str(env), "--write"])
     assert "of tbench: 20 functions, 1 with a floor above 0" in p.stdout
-    table = calibrate.function_floors("tbench")
+    table = floorfiles.function_floors("tbench")
     total = 4720.0                               # atomic-read's, per op
     assert table.points("tcp_sendmsg", "level") == pytest.approx(
         500.0 / total, rel=1e-3)
@@ -256,7 +256,7 @@ def test_a_function_is_judged_by_its_own_floor(tmp_path, monkeypatch):
         300.0 / total, rel=1e-3)
     assert table.points("fn_07", "difference") == 0.0
     assert table.points("never_ran", "difference") is None
-    assert calibrate.function_floors("pipe") is None
+    assert floorfiles.function_floors("pipe") is None
 
     monkeypatch.setenv("JLBENCH_CALIBRATION",
                        calibration(tmp_path / "cal.json", 1.0))

@@ -24,8 +24,8 @@ statistics use. Diff sets two sets side by side, function by function
   across two, the level floor when their environments differ, as
   analysis/compare's, else none. A function's (and user space's) floor is
   its own, measured on the workload's environment study with profiles
-  (analysis/comparison/funcfloor.py; stored per workload by
-  analysis/stats/calibrate.py), where the study saw it; the rest (other,
+  (analysis/stats/envfloor.py; stored per workload by
+  analysis/stats/floorfiles.py), where the study saw it; the rest (other,
   the total, a function the study never ran) take the kernel total's
   (analysis/calibration.json or floors.json, in points of A's total);
 - share: diff / the kernel total's diff;
@@ -45,7 +45,7 @@ import pandas as pd
 
 from analysis.comparison.runs import differences
 from analysis.results import reference
-from analysis.stats import calibrate, stats
+from analysis.stats import calibrate, floorfiles, stats
 from analysis.results.load import (FormatError, Results, counted, longest,
                                    ok_rows)
 from analysis.results.peers import newest
@@ -198,8 +198,8 @@ def floor_points(res, metric, kind):
     figure, by the calibration of res's workload; 0 when none."""
     if kind is None:
         return 0.0
-    return calibrate.floor(calibrate.for_run(res.meta),
-                           kernel_column(metric) + "_per_op", kind) or 0.0
+    return floorfiles.floor(calibrate.for_run(res.meta),
+                            kernel_column(metric) + "_per_op", kind) or 0.0
 
 
 class Diff:
@@ -240,7 +240,7 @@ class Diff:
         self.floor = floor_points(a.res, metric, self.floor_kind) * \
             self.scale
         self.workload = schema.workload(a.res.meta)
-        self.function_floors = calibrate.function_floors(
+        self.function_floors = floorfiles.function_floors(
             self.workload, metric) if self.floor_kind else None
         self.total_diff = float(self.diff[self.kernel].sum())
         self.total = self._row("total", "total", self.kernel)
@@ -419,3 +419,17 @@ def default_results(root, workload=None):
                           % (" of workload %s" % workload if workload
                              else "", root))
     return path
+
+
+def per_seed(res, metric=floorfiles.FUNCTION_METRIC):
+    """{label: DataFrame of metric per op, a row per perturbation seed, a
+    column per function} of the main labels of res (an environment
+    study's dir: analysis/stats/envfloor.py function_shifts())."""
+    out = {}
+    for t in profiled(res, main_labels(res)):
+        frame = t.per_op(metric).copy()
+        frame.index = t.keys("perturb_seed")
+        out[t.label] = frame.groupby(level=0).mean()
+    if not out:
+        raise NoProfiles(NO_PROFILES % (res.path, pf.RAW_EXT))
+    return out

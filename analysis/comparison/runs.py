@@ -28,7 +28,7 @@ from collections import namedtuple
 import pandas as pd
 
 from analysis.results import metrics, reference
-from analysis.stats import calibrate, stats
+from analysis.stats import floorfiles, stats
 from analysis.results.load import per_run
 from lib.format import schema
 
@@ -170,8 +170,8 @@ def rows(old, new, cal):
             c = stats.compare_median(b, a) if how \
                 else stats.compare_unpaired(b, a)
             same = k_old.get(lab) == k_new.get(lab)
-            floor = calibrate.floor(cal, metric if thr
-                                    else metric + "_per_op", "level")
+            floor = floorfiles.floor(cal, metric if thr
+                                     else metric + "_per_op", "level")
             mark = judge(c, same, env_changed, floor)
             if env_changed and floor is not None:
                 c["floor_pts"] = floor

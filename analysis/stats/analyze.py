@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.results import metrics, reference, runinfo
-from analysis.stats import calibrate, clusters, explain, hosts, stats
+from analysis.stats import (calibrate, clusters, explain, floorfiles, hosts,
+                            stats)
 from analysis.results.load import longest, ok_rows, per_key, per_run
 from lib import workloads
 from lib.format import outputs, schema
@@ -205,7 +206,7 @@ def _metric(runs, accel, metric, groups, infos, warnings, baseline,
         main = group == "main"
         c = compare(accel, oks[label], values[label], oks[base],
                     values[base], warnings, what, paired=main,
-                    floor=calibrate.floor(cal, metric, "difference")
+                    floor=floorfiles.floor(cal, metric, "difference")
                     if main else None)
         c.update(group=group, label=label, baseline=base,
                  marker=stats.marker(c["p_t"]) if c["significant"]

@@ -17,8 +17,9 @@ which a results dir with many seeds per kernel shows. From such a pool:
 A Rule is its paired and A/A comparisons (stats.compare_*) and the
 pool's value they estimate; RULES holds the report's (median) and the one
 it replaced (t). write() stores the report rule's rates with the
-environment floors (analysis/stats/envfloor.py); load() and floor() read them
-back for the report and analysis/compare.
+environment floors (analysis/stats/envfloor.py); load() reads them back for
+the report and analysis/compare, and floorfiles.floor() takes a floor from
+them.
 """
 import json
 import os
@@ -27,7 +28,7 @@ from collections import namedtuple
 import numpy as np
 
 from analysis.results import reference
-from analysis.stats import stats
+from analysis.stats import floorfiles, stats
 from analysis.results.load import FormatError, ok_rows, per_key, per_run
 from lib import ROOT, workloads
 from lib.format import schema
@@ -43,31 +44,9 @@ DEFAULT_SEEDS = 6
 FILE = os.path.join(ROOT, "analysis", "calibration.json")
 
 
-# The environment floors of the workloads other than tbench (analysis/
-# calibrate --floors-only --write): {workload: a calibration without
-# rates}; $JLBENCH_FLOORS names another.
-FLOORS_FILE = os.path.join(ROOT, "analysis", "floors.json")
-
-
-# The environment floor of each kernel function, a table per workload
-# (analysis/comparison/funcfloor.py measures them, analysis/calibrate
-# --functions --write stores them); $JLBENCH_FUNCTION_FLOORS names another
-# directory. They hold instructions per op: an environment study's
-# profiles count no other metric (that needs a --model run).
-FUNCTION_FLOORS_DIR = os.path.join(ROOT, "analysis", "function-floors")
-FUNCTION_METRIC = "insns"
-KINDS = ("level", "difference")
-FUNCTION_COLUMNS = ("function",) + tuple("%s_pts" % k for k in KINDS)
-
-
 def path():
     """Where the calibration is read from and written to."""
     return os.environ.get("JLBENCH_CALIBRATION") or FILE
-
-
-def floors_path():
-    """Where the other workloads' floors are read from and written to."""
-    return os.environ.get("JLBENCH_FLOORS") or FLOORS_FILE
 
 
 def pct_change(new, base):
@@ -215,26 +194,14 @@ def binomial_ci(rate, resamples):
     return 1.96 * float(np.sqrt(max(rate * (1 - rate), 1e-12) / resamples))
 
 
-def _rel(path):
-    return os.path.relpath(os.path.abspath(path), ROOT)
-
-
-def _replace(dest, text):
-    """Replace the file dest with text and a newline, atomically;
-    returns dest."""
-    with open(dest + ".tmp", "w") as f:
-        f.write(text + "\n")
-    os.replace(dest + ".tmp", dest)
-    return dest
-
-
 def write(res, env_root, envs, measured, floors, n, resamples, dest=None):
     """Store the report rule's measured rates (and the t rule's, for
     comparison) and the environment floors; returns the path."""
     out = {"rule": DEFAULT_RULE, "alpha": ALPHA, "n": n,
-           "resamples": resamples, "study": _rel(res.path),
-           "environments": {k: _rel(v.path) for k, v in envs.items()},
-           "environment_study": _rel(env_root), "metrics": {}}
+           "resamples": resamples, "study": floorfiles.rel(res.path),
+           "environments": {k: floorfiles.rel(v.path)
+                            for k, v in envs.items()},
+           "environment_study": floorfiles.rel(env_root), "metrics": {}}
     for metric, by_rule in measured.items():
         m = by_rule[DEFAULT_RULE]
         rec = {"false_positive": m["false_positive"],
@@ -247,7 +214,7 @@ def write(res, env_root, envs, measured, floors, n, resamples, dest=None):
         rec["floor_difference_pts"] = floors[metric]["difference"]
         out["metrics"][metric] = rec
     dest = dest or path()
-    return _replace(dest, json.dumps(out, indent=1, sort_keys=True))
+    return floorfiles.replace(dest, json.dumps(out, indent=1, sort_keys=True))
 
 
 def load(src=None):
@@ -261,94 +228,13 @@ def load(src=None):
 
 def for_workload(workload):
     """The calibration a run of workload is judged by: tbench's (load()),
-    or another workload's floors (write_floors(): no error rates), or None
-    when its environment was not studied."""
+    or another workload's floors (floorfiles.write_floors(): no error
+    rates), or None when its environment was not studied."""
     if workload == workloads.DEFAULT:
         return load()
-    return (load(floors_path()) or {}).get(workload)
+    return (load(floorfiles.floors_path()) or {}).get(workload)
 
 
 def for_run(meta):
     """for_workload() of the run whose meta.json is meta."""
     return for_workload(schema.workload(meta))
-
-
-def write_floors(workload, env_root, envs, floors, dest=None):
-    """Store a workload's environment floors (no rates: its environment
-    study alone) beside the others'; returns the path."""
-    dest = dest or floors_path()
-    out = load(dest) or {}
-    out[workload] = {
-        "floors_only": True, "environment_study": _rel(env_root),
-        "environments": {k: _rel(v.path) for k, v in envs.items()},
-        "seeds": int(envs["base"].runs["perturb_seed"].nunique()),
-        "metrics": {m: {"floor_level_pct": f["level"],
-                        "floor_difference_pts": f["difference"]}
-                    for m, f in floors.items()}}
-    return _replace(dest, json.dumps(out, indent=1, sort_keys=True))
-
-
-def function_floors_path(workload):
-    """Where workload's function floors are read from and written to."""
-    return os.path.join(os.environ.get("JLBENCH_FUNCTION_FLOORS")
-                        or FUNCTION_FLOORS_DIR, "%s.tsv" % workload)
-
-
-def write_function_floors(workload, env_root, table, total, baseline,
-                          dest=None):
-    """Store a workload's function floors (a DataFrame: a row per
-    function, columns KINDS in points of baseline's kernel total, which
-    is total per op), measured on the study env_root; returns the path."""
-    dest = dest or function_floors_path(workload)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    lines = ["# %s: the environment floor of each kernel function's %s "
-             "per op, in points of %s's kernel total (%.1f per op): "
-             "analysis/calibrate --functions --env %s --write"
-             % (workload, FUNCTION_METRIC, baseline, total, _rel(env_root)),
-             "\t".join(FUNCTION_COLUMNS)]
-    for name, row in table.sort_index().iterrows():
-        lines.append("\t".join([name] + ["%.4g" % row[k] for k in KINDS]))
-    return _replace(dest, "\n".join(lines))
-
-
-class FunctionFloors:
-    """A workload's stored function floors: source (the file) and
-    points(name, kind), a function's floor in points of the kernel
-    total, None for one the study did not see."""
-
-    def __init__(self, src):
-        self.source = src
-        with open(src) as f:
-            lines = [ln.rstrip("\n") for ln in f if not ln.startswith("#")]
-        if not lines or tuple(lines[0].split("\t")) != FUNCTION_COLUMNS:
-            raise FormatError("%s: not a table of function floors (its "
-                              "header is not %s)" % (
-                                  src, " ".join(FUNCTION_COLUMNS)))
-        self.floors = {}
-        for ln in lines[1:]:
-            name, *values = ln.split("\t")
-            self.floors[name] = dict(zip(KINDS, map(float, values)))
-
-    def points(self, name, kind):
-        return self.floors.get(name, {}).get(kind)
-
-
-def function_floors(workload, metric=FUNCTION_METRIC):
-    """The FunctionFloors of workload's metric, or None when none were
-    measured."""
-    src = function_floors_path(workload)
-    if metric != FUNCTION_METRIC or not os.path.isfile(src):
-        return None
-    return FunctionFloors(src)
-
-
-def floor(cal, metric, kind):
-    """The environment floor of metric: kind "level" (% of one kernel's
-    figure) or "difference" (points of a comparison's % change); None
-    when the calibration did not measure it."""
-    m = ((cal or {}).get("metrics") or {}).get(metric)
-    if not m:
-        return None
-    v = m.get("floor_level_pct" if kind == "level"
-              else "floor_difference_pts")
-    return v if v is not None and v == v else None

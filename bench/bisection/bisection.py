@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 
-from analysis.stats import calibrate, stats
+from analysis.stats import calibrate, floorfiles, stats
 from analysis.comparison import profile as fprofile
 from analysis.sections import fmt
 from analysis.results.load import Results, per_run
@@ -552,8 +552,8 @@ def replay(out):
 def floor_pct(metric, workload=workloads.DEFAULT):
     """The calibrated floor of a difference in metric (points) on
     workload (calibrate.for_workload), 0 where none was measured."""
-    return calibrate.floor(calibrate.for_workload(workload), metric,
-                           "difference") or 0.0
+    return floorfiles.floor(calibrate.for_workload(workload), metric,
+                            "difference") or 0.0
 
 
 def add_step_options(ap, workload=None):
