@@ -155,7 +155,7 @@ def test_search_untestable_end_stops(end):
         bisection.search(6, test, decide_step)
 
 
-# -- decide() and decider() -------------------------------------------------
+# -- decide() and Judge -------------------------------------------------------
 
 def test_decide_shift_is_bad_in_its_direction():
     good = shifted(0, 0.01, rng=random.Random(2))
@@ -204,12 +204,14 @@ def test_decide_pairs_by_seed():
 
 
 @pytest.mark.parametrize("sign", [1, -1])
-def test_decider_bad_end_sets_the_direction(sign):
+def test_judge_bad_end_sets_the_direction(sign):
     good = shifted(0)
     seen = []
-    step = bisection.decider(5, good, FLOOR,
-                             lambda i, d, c: seen.append((i, d, c["n"])))
+    step = bisection.Judge(5, good, FLOOR,
+                           lambda i, d, c: seen.append((i, d, c["n"])))
+    assert step.direction == 0
     assert step(4, shifted(5 * sign)) == "bad"
+    assert step.direction == sign
     assert step(1, shifted(-5 * sign)) == "good"
     assert step(2, shifted(5 * sign)) == "bad"
     assert step(3, shifted(0.01)) == "good"
@@ -217,8 +219,8 @@ def test_decider_bad_end_sets_the_direction(sign):
                     (3, "good", 6)]
 
 
-def test_decider_without_a_bad_end_has_no_direction():
-    step = bisection.decider(5, shifted(0), FLOOR)
+def test_judge_without_a_bad_end_has_no_direction():
+    step = bisection.Judge(5, shifted(0), FLOOR)
     assert step(4, shifted(0.01)) == "good"
     # no direction set: either side counts
     assert step(2, shifted(-5)) == "bad" and step(3, shifted(5)) == "bad"

@@ -208,20 +208,25 @@ def search(n, test, decide_step):
     return hi, skipped
 
 
-def decider(n, good, floor, seen=None):
-    """decide_step of search() for n candidates whose good end has the
-    figures good: the bad end (n - 1) sets the direction the others are
-    judged in. seen(i, decision, comparison) is told each decision."""
-    state = {"direction": 0}
+class Judge:
+    """The decide_step of search() for n candidates whose good end has the
+    figures good, judged with the floor (points). Its state is direction:
+    0 until the bad end (n - 1) is found bad, then the sign of its change,
+    the side every other candidate must differ on to be bad. seen(i,
+    decision, comparison) is told each decision."""
 
-    def step(i, figures):
-        decision, comp = decide(figures, good, state["direction"], floor)
-        if i == n - 1 and decision == "bad":
-            state["direction"] = 1 if comp["pct_change"] > 0 else -1
-        if seen:
-            seen(i, decision, comp)
+    def __init__(self, n, good, floor, seen=None):
+        self.n, self.good, self.floor, self.seen = n, good, floor, seen
+        self.direction = 0
+
+    def __call__(self, i, figures):
+        decision, comp = decide(figures, self.good, self.direction,
+                                self.floor)
+        if i == self.n - 1 and decision == "bad":
+            self.direction = 1 if comp["pct_change"] > 0 else -1
+        if self.seen:
+            self.seen(i, decision, comp)
         return decision
-    return step
 
 
 def max_steps(n):
@@ -416,7 +421,7 @@ class Bisection:
 
     def bisect(self):
         n = len(self.cands)
-        first, skipped = search(n, self.test, decider(
+        first, skipped = search(n, self.test, Judge(
             n, self.test(0), self.opts["floor_pct"], self.seen))
         end = answer(self.cands, first, skipped, self.done)
         end.update(event="end", seconds=round(time.time() - self.t0, 1))
@@ -542,7 +547,7 @@ def replay(out):
     head, done, logged_end, cands, test = from_log(out, LOG, "bisection")
     good = test(0)
     first, skipped = search(len(cands), test,
-                            decider(len(cands), good, head["floor_pct"]))
+                            Judge(len(cands), good, head["floor_pct"]))
     for e in done.values():
         if e.get("values") and "vs_good" not in e:
             e["vs_good"] = decide(seed_values(e), good, 0, 0.0)[1]

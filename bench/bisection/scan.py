@@ -36,7 +36,7 @@ from analysis.comparison import pathkeys
 from analysis.sections import fmt
 from analysis.results.load import Results
 from bench.bisection import bisection
-from bench.bisection.bisection import (Bisection, decide, decider,
+from bench.bisection.bisection import (Bisection, Judge, decide,
                                        figures, search, seed_values)
 from lib import workloads
 
@@ -117,7 +117,7 @@ def changes(sampled, test, floor, seen_against=None):
         lo = a
         while lo < b:
             n = b - lo + 1
-            first, _ = search(n, lambda j, lo=lo: test(lo + j), decider(
+            first, _ = search(n, lambda j, lo=lo: test(lo + j), Judge(
                 n, test(lo), floor, seen_against(lo) if seen_against
                 else None))
             if first is None:
