@@ -18,11 +18,10 @@ from analysis.results import compat, suite
 from analysis.results.load import FormatError, Results
 
 # workload: its lib/workloads.py record; ran: it has an analysed results
-# dir; label: the kernel; comparison:
-# its headline comparison against the baseline (None: not run or no
-# estimate); changed: significant by the report's rule; top: the
-# Diff row (profile.Diff._row) of the function that changed most, None
-# when not changed or not profiled.
+# dir; label: the kernel; comparison: its headline comparison against the
+# baseline (None: not run or no estimate); changed: significant by the
+# report's rule; top: the Diff row (profile.Diff._row) of the function
+# that changed most, None when not changed or not profiled.
 Change = namedtuple("Change", "workload ran label comparison changed "
                     "top")
 
