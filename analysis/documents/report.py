@@ -346,8 +346,8 @@ def first_answer(res, st):
             not comparisons(metric(st, headline(st)), "main"):
         return [answer(st), ""]
     if suite.members(res.path):
-        return changed.lines(res, st, True) + ["", answer(st, "tbench"),
-                                               ""]
+        return changed.lines(res, st, True) + [
+            "", answer(st, compat.workload(st)), ""]
     return [answer(st), ""] + changed.lines(res, st, False) + [""]
 
 
