@@ -2,6 +2,7 @@
 import csv
 import gzip
 import json
+import pathlib
 import subprocess
 import sys
 
@@ -66,6 +67,28 @@ def test_reopen_cuts_a_torn_row_and_orphan_samples(tmp_path):
     assert [r["index"] for r in again.rows()] == ["3"]
     assert [s["index"] for s in read_csv(again.samples_csv)] == ["3", "3"]
     assert again.meta() == {"a": 1}
+
+
+def test_an_older_dir_resumes_under_its_own_header(tmp_path):
+    """A dir from before `accel` (its runs.csv column was `mode`): resumed,
+    a try's row of today's names goes under the dir's own header, and
+    every reader (rows(), analysis' read_runs) sees today's names."""
+    from analysis.results import load
+    path = tmp_path / "r"
+    d = results.ResultsDir.create(str(path), [])
+    runs = pathlib.Path(d.runs_csv)
+    runs.write_text(runs.read_text().replace(",accel,", ",mode,", 1))
+    (path / "plan.csv").write_text("")
+    results.write_json(str(path / "meta.json"), {})
+    again, _ = results.ResultsDir.open(str(path))
+    assert "mode" in again.header and "accel" in again.columns
+    again.append_run({"index": 1, "round": 1, "position": 1, "try": 1,
+                      "variant": "jump-label", "label": "jump-label",
+                      "accel": "icount", "status": "ok", "ops": "10",
+                      "throughput_mbps": "1.5"})
+    assert read_csv(d.runs_csv)[0]["mode"] == "icount"
+    assert again.rows()[0]["accel"] == "icount"
+    assert list(load.read_runs(d.runs_csv)["accel"]) == ["icount"]
 
 
 def test_open_rejects_a_non_results_dir(tmp_path):
