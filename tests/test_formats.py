@@ -144,7 +144,7 @@ def test_runs_csv_headers_are_the_schemas(tmp_path):
 
 def rows_of(path, older=False):
     with open(path, newline="") as f:
-        return [dict(zip(schema.current(r) if older else r, r.values()))
+        return [schema.current_row(r) if older else r
                 for r in csv.DictReader(f)]
 
 

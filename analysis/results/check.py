@@ -132,8 +132,8 @@ def _read_csv(path):
     try:
         with open(path, newline="") as f:
             reader = csv.DictReader(f)
-            header = schema.current(reader.fieldnames or [])
-            return [dict(zip(header, r.values())) for r in reader], header
+            rows = [schema.current_row(r) for r in reader]
+            return rows, schema.current(reader.fieldnames or [])
     except (OSError, csv.Error, UnicodeDecodeError):
         return None, []
 

@@ -219,11 +219,7 @@ def write(res, env_root, envs, measured, floors, n, resamples, dest=None):
 
 def load(src=None):
     """The committed calibration (write()), or None when there is none."""
-    try:
-        with open(src or path()) as f:
-            return json.load(f)
-    except FileNotFoundError:
-        return None
+    return floorfiles.read(src or path())
 
 
 def for_workload(workload):

@@ -40,6 +40,16 @@ def replace(dest, text):
     return dest
 
 
+def read(src):
+    """A floors file (calibration.json, floors.json) as a dict, or None
+    when there is none."""
+    try:
+        with open(src) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
 def floors_path():
     """Where the other workloads' floors are read from and written to."""
     return os.environ.get("JLBENCH_FLOORS") or FLOORS_FILE
@@ -62,11 +72,7 @@ def write_floors(workload, env_root, envs, floors, dest=None):
     """Store a workload's environment floors (no rates: its environment
     study alone) beside the others'; returns the path."""
     dest = dest or floors_path()
-    try:
-        with open(dest) as f:
-            out = json.load(f)
-    except FileNotFoundError:
-        out = {}
+    out = read(dest) or {}
     out[workload] = {
         "floors_only": True, "environment_study": rel(env_root),
         "environments": {k: rel(v.path) for k, v in envs.items()},

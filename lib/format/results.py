@@ -146,8 +146,7 @@ class ResultsDir:
     def rows(self):
         """runs.csv rows as dicts, by today's column names."""
         with open(self.runs_csv, newline="") as f:
-            return [dict(zip(schema.current(r.keys()), r.values()))
-                    for r in csv.DictReader(f)]
+            return [schema.current_row(r) for r in csv.DictReader(f)]
 
     def meta(self):
         with open(self.meta_json) as f:

@@ -287,6 +287,11 @@ def current(columns):
     return [RENAMED.get(c, c) for c in columns]
 
 
+def current_row(row):
+    """A runs.csv row (a dict) by today's column names."""
+    return {RENAMED.get(c, c): v for c, v in row.items()}
+
+
 def required_columns():
     """The columns every runs.csv has."""
     return [c.name for c in RUN_COLUMNS if not c.later]
