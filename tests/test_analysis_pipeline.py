@@ -7,6 +7,7 @@ import json
 import os
 
 from conftest import PYTHON, ROOT, run
+from lib.format import rawfiles
 
 STANDIN = ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu"
 VARIANTS = ("jump-label", "atomic-read", "plain-read")
@@ -44,10 +45,10 @@ def test_runner_output_goes_through_analysis_plots_and_report(tmp_path):
     # manifests bench/run wrote (analysis/results/check.py)
     p = run([PYTHON, str(ROOT / "analysis" / "analyze"), "--strict", d])
     assert "1 failed try" in p.stderr
-    assert len(os.listdir(os.path.join(d, "raw"))) > 0
+    assert len(rawfiles.listdir(os.path.join(d, "raw"))) > 0
     with open(os.path.join(d, "runs.csv")) as f:
         tries = len(f.read().splitlines()) - 1
-    assert len([n for n in os.listdir(os.path.join(d, "raw"))
+    assert len([n for n in rawfiles.listdir(os.path.join(d, "raw"))
                 if n.endswith(".sha256")]) == tries
     with open(os.path.join(d, "stats.json")) as f:
         st = json.load(f)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from bench.guest import parallel  # noqa: E402
 from bench.tries import runner  # noqa: E402
 from bench.tries.plan import Run  # noqa: E402
-from lib.format import identity, results  # noqa: E402
+from lib.format import identity, rawfiles, results  # noqa: E402
 from lib.log import Log  # noqa: E402
 
 setup = test_bench_run.setup      # the fixture: builds, image, stand-in
@@ -118,7 +118,7 @@ def test_interrupt_with_two_in_flight_keeps_the_finished_run(setup):
     assert "tries in flight were discarded" in err
     d = (tmp / "out").read_text().strip()
     assert [(x["index"], x["status"]) for x in rows(d)] == [("1", "ok")]
-    raw = os.listdir(os.path.join(d, "raw"))
+    raw = rawfiles.listdir(os.path.join(d, "raw"))
     assert raw and not [f for f in raw if f.startswith(("002-", "003-"))]
     hung = [p for w, i, _, p in trace(tmp / "trace") if i in (2, 3)]
     assert len(hung) == 2 and all(gone(p) for p in hung)
@@ -167,7 +167,7 @@ def test_three_failed_runs_in_a_row_in_the_order_they_finish(setup):
     assert p.returncode == 1 and "3 runs in a row failed" in p.stderr
     assert sorted((x["index"], x["status"]) for x in rows(d)) == [
         ("1", "failed"), ("3", "failed"), ("4", "failed")]
-    assert not [f for f in os.listdir(os.path.join(d, "raw"))
+    assert not [f for f in rawfiles.listdir(os.path.join(d, "raw"))
                 if f.startswith("002-")]
     assert all(gone(p) for w, i, _, p in trace(setup[0] / "trace")
                if i == 2)

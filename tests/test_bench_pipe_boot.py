@@ -14,6 +14,7 @@ import os
 import pytest
 
 from conftest import ROOT, cpu_lock, run
+from lib.format import rawfiles
 
 pytestmark = pytest.mark.integration
 
@@ -48,7 +49,7 @@ def test_pipe_runs_under_the_window_and_reports_its_own_headline(
         if meta["plugin"]["path"]:
             assert r["plugin_window"] == "1"
             assert int(r["kernel_insns"]) > 0 and int(r["user_insns"]) > 0
-        log = open(os.path.join(d, "raw", "%03d-%s-try1.log" % (
+        log = rawfiles.open(os.path.join(d, "raw", "%03d-%s-try1.log" % (
             int(r["index"]), v))).read()
         assert "jlbench.mode=pipe" in log and "jlbench.loops=%d" % LOOPS \
             in log

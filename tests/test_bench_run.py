@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from bench.session import cli  # noqa: E402
 from bench.tries import plan, runner, slurmtask  # noqa: E402
 from bench.tries.inputs import read_builds, read_images  # noqa: E402
-from lib.format import results  # noqa: E402
+from lib.format import rawfiles, results  # noqa: E402
 from lib.log import Log  # noqa: E402
 
 STANDIN = ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu"
@@ -87,7 +87,9 @@ def test_a_plan_with_failures_retries_and_records_every_try(setup):
         if x["status"] == "ok":
             assert x["throughput_mbps"] == expect
             assert x["kernel_hash"] == "h" + x["variant"][:4]
-    raw = sorted(os.listdir(os.path.join(d, "raw")))
+    assert not os.path.exists(os.path.join(d, "raw")), \
+        "a complete run's raw/ is packed into raw.tar.xz"
+    raw = rawfiles.listdir(os.path.join(d, "raw"))
     assert "001-%s-try3.log" % the_plan[0].variant in raw
     assert "001-%s-try1.qemu-cmd" % the_plan[0].variant in raw
     assert "001-%s-try1.stderr" % the_plan[0].variant in raw
@@ -174,7 +176,7 @@ def test_interrupt_keeps_finished_rows_and_resume_completes(setup):
     assert "interrupted" in err and "bench/run --resume" in err
     d = (tmp / "out").read_text().strip()
     assert [(x["index"], x["status"]) for x in rows(d)] == [("1", "ok")]
-    assert not [f for f in os.listdir(os.path.join(d, "raw"))
+    assert not [f for f in rawfiles.listdir(os.path.join(d, "raw"))
                 if f.startswith("002-")]
     run([RUN, "--resume", d] + base[1:], env=env)
     assert sorted((x["index"], x["try"]) for x in rows(d)) == [
@@ -207,8 +209,8 @@ def test_default_plan_has_an_aa_twin_of_the_baseline(setup):
         "atomic-read"}
     assert collections.Counter(x["seconds"] for x in r) == {"1": 8, "2": 8}
     for x in r:
-        cmd = open(os.path.join(d, "raw", "%03d-%s-try1.qemu-cmd"
-                                % (int(x["index"]), x["variant"]))).read()
+        name = "%03d-%s-try1.qemu-cmd" % (int(x["index"]), x["variant"])
+        cmd = rawfiles.read_bytes(os.path.join(d, "raw", name)).decode()
         assert "jlbench.seconds=%s " % x["seconds"] in cmd
     meta = json.load(open(os.path.join(d, "meta.json")))
     assert meta["plan"]["twins"] == ["atomic-read.aa"]
@@ -280,10 +282,10 @@ def test_append_is_recorded_and_kept_on_resume(setup):
 
     def appends():
         out = {}
-        for name in sorted(os.listdir(os.path.join(d, "raw"))):
+        for name in sorted(rawfiles.listdir(os.path.join(d, "raw"))):
             if name.endswith(".qemu-cmd"):
-                words = shlex.split(open(os.path.join(d, "raw",
-                                                      name)).read())
+                words = shlex.split(rawfiles.read_bytes(
+                    os.path.join(d, "raw", name)).decode())
                 out[name] = words[words.index("-append") + 1]
         return out
     assert len(appends()) == 3

@@ -18,7 +18,7 @@ most, and the test says so (a warning in pytest's summary); a step that
 fails inside a healthy machine is never retried.
 """
 import csv
-import glob
+import fnmatch
 import json
 import os
 import shlex
@@ -28,6 +28,7 @@ import warnings
 import pytest
 
 from conftest import PYTHON, ROOT, cpu_lock, run
+from lib.format import rawfiles
 
 pytestmark = pytest.mark.integration
 
@@ -160,6 +161,14 @@ def rows(d):
         return list(csv.DictReader(f))
 
 
+def raw_files(d, pattern):
+    """The paths of d's raw files whose names match pattern (in raw/ or
+    its archive)."""
+    raw = os.path.join(d, "raw")
+    return [os.path.join(raw, n) for n in rawfiles.listdir(raw)
+            if fnmatch.fnmatch(n, pattern)]
+
+
 def test_auto_probes_and_picks_kvm(nested):
     d = results_dir(nested[0], "auto")
     m = meta(d)
@@ -168,7 +177,7 @@ def test_auto_probes_and_picks_kvm(nested):
     assert "/dev/kvm is usable (kvm_amd)" in reason, reason
     assert "probe boot reached the agent" in reason, reason
     assert m["host"]["nested"], m["host"]
-    assert os.path.getsize(os.path.join(d, "raw", "probe-kvm.log")) > 0
+    assert rawfiles.read_bytes(os.path.join(d, "raw", "probe-kvm.log"))
     assert [(r["variant"], r["accel"], r["status"]) for r in rows(d)] == [
         ("jump-label", "kvm", "ok")]
 
@@ -181,10 +190,10 @@ def test_kvm_runs_every_variant(nested):
         m = meta(d)
         assert m["accel"]["name"] == "kvm" and m["host"]["nested"]
         r += rows(d)
-        cmds = glob.glob(os.path.join(d, "raw", "[0-9]*.qemu-cmd"))
+        cmds = raw_files(d, "[0-9]*.qemu-cmd")
         assert len(cmds) == len(rows(d))
         for c in cmds:
-            assert " -accel kvm -cpu host " in open(c).read(), c
+            assert " -accel kvm -cpu host " in rawfiles.open(c).read(), c
     assert sorted(x["variant"] for x in r) == sorted(VARIANTS)
     for x in r:
         assert x["status"] == "ok", x["reason"]
@@ -207,8 +216,8 @@ def test_selftest_under_kvm(nested):
     assert t[(v, "kernel_warnings")] == "0"
     assert t[(v, "jlbench_static_key")] == "PASS"
     assert t[(v, "count.source")] == "not-counted"
-    for c in glob.glob(os.path.join(d, "raw", "selftest-*.qemu-cmd")):
-        assert " -accel kvm -cpu host " in open(c).read(), c
+    for c in raw_files(d, "selftest-*.qemu-cmd"):
+        assert " -accel kvm -cpu host " in rawfiles.open(c).read(), c
 
 
 def test_report_says_the_kvm_host_was_emulated(nested, tmp_path):

@@ -21,7 +21,7 @@ from conftest import ROOT, run
 sys.path.insert(0, str(ROOT))
 from bench.replay import provenance, replay  # noqa: E402
 from lib import hostinfo  # noqa: E402
-from lib.format import identity  # noqa: E402
+from lib.format import identity, rawfiles  # noqa: E402
 
 STANDIN = ROOT / "tests" / "fixtures" / "bench" / "stand-in-qemu"
 RUN = str(ROOT / "bench" / "run")
@@ -140,8 +140,8 @@ def test_rerun_of_an_icount_try_passes_with_the_same_bits(setup):
     assert p.stdout.strip().splitlines()[-1] == "PASS"
     new = shlex.split(
         (tmp / "rerun" / "002-jump-label-try1.qemu-cmd").read_text())
-    with open(os.path.join(d, "raw", "002-jump-label-try1.qemu-cmd")) as f:
-        old = shlex.split(f.read())
+    old = shlex.split(rawfiles.read_bytes(
+        os.path.join(d, "raw", "002-jump-label-try1.qemu-cmd")).decode())
     assert new[new.index("-serial") + 1] == \
         "file:%s/rerun/002-jump-label-try1.log" % tmp
     assert [x for x in new if "/rerun/" not in x] == \

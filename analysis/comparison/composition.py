@@ -16,13 +16,13 @@ A family matches a function by its name without the compiler's suffixes
 workloads reach it on their own paths (msg's and open's /proc reads), and
 a flat profile cannot tell those calls from printk's.
 """
-import os
 import re
 from collections import namedtuple
 
 from analysis.comparison.profile import ok_runs, path_of
 from analysis.results.load import FormatError
 from lib.format import profile as pf
+from lib.format import rawfiles
 
 Family = namedtuple("Family", "name title pattern")
 
@@ -97,7 +97,7 @@ def profiled_tries(res, label=None):
         if label is not None and r["label"] != label:
             continue
         path = path_of(res, r)
-        if os.path.isfile(path):
+        if rawfiles.isfile(path):
             out.append((r, path))
     return out
 

@@ -39,7 +39,6 @@ statistics use. Diff sets two sets side by side, function by function
   site counts the part is None ("not counted"), never a guess.
 """
 import itertools
-import os
 
 import pandas as pd
 
@@ -49,7 +48,7 @@ from analysis.stats import calibrate, floorfiles, stats
 from analysis.results.load import (FormatError, Results, counted, longest,
                                    ok_rows)
 from analysis.results.peers import newest
-from lib.format import identity
+from lib.format import identity, rawfiles
 from lib.format import profile as pf
 from lib.format import schema
 
@@ -90,7 +89,7 @@ def ok_runs(res):
 
 def has_profiles(res):
     """Whether any ok try of res has a profile."""
-    return any(os.path.isfile(path_of(res, r))
+    return any(rawfiles.isfile(path_of(res, r))
                for _, r in ok_runs(res).iterrows())
 
 
@@ -111,7 +110,7 @@ class Tries:
             raise UnknownLabel("%s has no label %r; its labels: %s" % (
                 res.path, label, ", ".join(sorted(set(res.runs["label"])))))
         ok = ok[ok["label"] == label]
-        has = [os.path.isfile(path_of(res, r)) for _, r in ok.iterrows()]
+        has = [rawfiles.isfile(path_of(res, r)) for _, r in ok.iterrows()]
         self.res, self.label = res, label
         self.runs = ok[has].reset_index(drop=True)
         self.unprofiled = len(ok) - len(self.runs)

@@ -28,7 +28,7 @@ import pandas as pd
 
 from analysis.results.load import ok_rows
 from lib import workloads
-from lib.format import profile, rawtry, schema
+from lib.format import profile, rawfiles, rawtry, schema
 
 # How QEMU ended is known only to the runner: the phrase a re-derived
 # reason gets in its place.
@@ -198,7 +198,7 @@ def check_raw(path):
            "counters": set(schema.counter_columns(header)),
            "plugin": _meta_plugin(path), "workload": workload,
            "any_manifest": any(n.endswith(rawtry.MANIFEST) for n in
-                               _listdir(os.path.join(path, "raw")))}
+                               _listdir(os.path.join(path, rawfiles.RAW)))}
     kept = {}
     for pos, row in enumerate(rows):
         r = _Row(path, pos + 2, row)
@@ -217,7 +217,7 @@ def check_raw(path):
 
 def _listdir(path):
     try:
-        return os.listdir(path)
+        return rawfiles.listdir(path)
     except OSError:
         return []
 
@@ -260,13 +260,14 @@ def _check_row(chk, r, ctx):
         return None
     before = len(chk.findings)
     log_gone = _check_manifest(chk, r, ctx)
-    if not os.path.isfile(r.base + ".log") and (r.ok or log_gone):
+    if not rawfiles.isfile(r.base + ".log") and (r.ok or log_gone):
         if not log_gone:
             r.add(chk, "log", "", r.log, "", "its raw log %s is missing"
                   % r.log, "missing log")
         return None
-    got = rawtry.derive(r.base, ctx["events"], ctx["plugin"] or os.path.isfile(
-        r.base + ".counts"), ENDED, ctx["workload"])
+    plugin = ctx["plugin"] or rawfiles.isfile(r.base + ".counts")
+    got = rawtry.derive(r.base, ctx["events"], plugin, ENDED,
+                        ctx["workload"])
     if not _same(r.row["status"], got.status):
         r.add(chk, "status", r.row["status"], r.log, got.status,
               "status is %s, but %s gives '%s'%s"
@@ -313,7 +314,7 @@ def _check_profile(chk, r, got):
     .counts: each column adds up to the window's figure (its insns also
     over the kernel rows alone to kernel_insns; lib/format/profile.py)."""
     rel = r.rel + profile.RAW_EXT
-    if not os.path.isfile(r.base + profile.RAW_EXT):
+    if not rawfiles.isfile(r.base + profile.RAW_EXT):
         return
     try:
         p = profile.read(r.base + profile.RAW_EXT)

@@ -25,7 +25,7 @@ from bench.guest import execute
 from bench.replay.provenance import DIR, Problem, source_of
 from bench.tries import inputs
 from lib import hostinfo
-from lib.format import counts, identity, rawtry, schema
+from lib.format import counts, identity, rawfiles, rawtry, schema
 from lib.format import profile as profilefmt
 
 # rerun's exit status when the try ran but its accelerator gives no same bits.
@@ -221,7 +221,7 @@ def rewrite(argv, kernel, initrd, console_log, plugin=None,
 
 def _same_file(a, b):
     """Both exist with the same bytes."""
-    return (os.path.isfile(a) and os.path.isfile(b)
+    return (rawfiles.isfile(a) and rawfiles.isfile(b)
             and rawtry.sha256(a) == rawtry.sha256(b))
 
 
@@ -280,7 +280,7 @@ def rerun(resdir, run, builds_tsv, image, out_dir, say=print, env=None,
             if _sites(sites) != _sites(recorded_sites):
                 fails.append("static-key sites of %s differ from "
                              "sites/%s.txt" % (v, v))
-    with open(rec_base + ".qemu-cmd") as f:
+    with rawfiles.open(rec_base + ".qemu-cmd") as f:
         recorded = shlex.split(f.read())
     keys = os.path.join(resdir, "keys", v + ".txt")
     profile = None

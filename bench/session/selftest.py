@@ -62,7 +62,7 @@ from bench.session import cli
 from bench.tries import inputs
 from lib import ROOT
 from lib import arch as archmod
-from lib.format import console, counts, schema
+from lib.format import console, counts, rawfiles, schema
 from lib.log import Log
 
 
@@ -356,6 +356,10 @@ def run(args, log):
         raise boot.Interrupted()
     table = sum((o.result for o in out), [])
     write_csv(path, merge(old, table))
+    if os.path.isfile(os.path.join(resdir, rawfiles.ARCHIVE)):
+        # a packed run dir (bench/run packs one when complete): its
+        # selftest consoles join the archive
+        rawfiles.pack(resdir)
     bad = failures(table)
     if bad:
         log.warn("FAIL: %s" % ", ".join("%s %s" % b for b in bad))

@@ -18,7 +18,7 @@ import re
 from collections import namedtuple
 
 from lib import workloads
-from lib.format import schema
+from lib.format import rawfiles, schema
 
 BEGIN = "JLBENCH-BEGIN"
 END = "JLBENCH-END"
@@ -81,7 +81,7 @@ def _match(patterns, line):
 def read(path):
     """The console log at path as text ("" when QEMU never created it)."""
     try:
-        with open(path, errors="replace") as f:
+        with rawfiles.open(path, errors="replace") as f:
             return f.read()
     except FileNotFoundError:
         return ""

@@ -11,7 +11,7 @@ cell: never a number that was not measured.
 import os
 import subprocess
 
-from lib.format import schema
+from lib.format import rawfiles, schema
 
 # counts-file key -> runs.csv column (lib/format/schema.py)
 COLUMNS = dict([(c.key, c.column) for c in schema.PLUGIN_COUNTERS
@@ -118,7 +118,7 @@ def parse(text):
 def read(path):
     """(cells, problem): cells {column: int} or {} with a one-line problem."""
     try:
-        with open(path) as f:
+        with rawfiles.open(path) as f:
             return parse(f.read()), ""
     except FileNotFoundError:
         return {}, "plugin wrote no counts file"

@@ -25,7 +25,7 @@ import os
 import types
 
 from lib import workloads
-from lib.format import rawtry, results
+from lib.format import rawfiles, rawtry, results
 
 # runs.csv columns that say where and when a try ran, not what it measured.
 HOST_COLUMNS = ("index", "round", "position", "try", "wall_seconds",
@@ -53,7 +53,7 @@ def _report(path):
     is none)."""
     window, whole = {}, {}
     try:
-        with open(path) as f:
+        with rawfiles.open(path) as f:
             lines = f.read().splitlines()
     except FileNotFoundError:
         lines = []
@@ -167,10 +167,8 @@ def boot_tails(a, b):
 def console_difference(a_base, b_base):
     """[(name, first differing line)] when the consoles of two tries
     differ, else []."""
-    with open(a_base + ".log", "rb") as f:
-        x = f.read().splitlines()
-    with open(b_base + ".log", "rb") as f:
-        y = f.read().splitlines()
+    x = rawfiles.read_bytes(a_base + ".log").splitlines()
+    y = rawfiles.read_bytes(b_base + ".log").splitlines()
     if x == y:
         return []
     line = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q),

@@ -22,6 +22,7 @@ import os
 import shutil
 
 from lib import vmlinux as vml
+from lib.format import rawfiles
 
 EXT = ".profile"            # as the plugin writes it
 RAW_EXT = EXT + ".gz"       # as the results dir keeps it
@@ -62,11 +63,12 @@ class Profile:
 
 def read(path):
     """The Profile in path; ProfileError when it is missing or malformed."""
-    opener = gzip.open if path.endswith(".gz") else open
     try:
-        with opener(path, "rt") as f:
-            lines = f.read().splitlines()
-    except (OSError, EOFError) as e:
+        data = rawfiles.read_bytes(path)
+        if path.endswith(".gz"):
+            data = gzip.decompress(data)
+        lines = data.decode().splitlines()
+    except (OSError, EOFError, UnicodeDecodeError) as e:
         raise ProfileError("cannot read %s: %s" % (path, e))
     meta, rows, columns = {}, [], None
     for n, line in enumerate(lines, 1):

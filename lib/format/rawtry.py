@@ -16,7 +16,7 @@ import hashlib
 import os
 
 from lib import workloads
-from lib.format import console, counts, results, schema
+from lib.format import console, counts, rawfiles, results, schema
 
 # Raw files of a try, by extension, in the order the manifest lists them.
 FILES = (".log", ".qemu-cmd", ".stderr", ".counts", ".profile.gz")
@@ -90,16 +90,12 @@ def derive(base, perf_events, plugin, ended,
 
 def sha256(path):
     """Hex sha256 of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    return hashlib.sha256(rawfiles.read_bytes(path)).hexdigest()
 
 
 def present(base):
     """The raw files of the try that exist (paths)."""
-    return [base + ext for ext in FILES if os.path.isfile(base + ext)]
+    return [base + ext for ext in FILES if rawfiles.isfile(base + ext)]
 
 
 def write_manifest(base):
@@ -125,7 +121,7 @@ def verify_manifest(base):
     """
     path = base + MANIFEST
     try:
-        with open(path) as f:
+        with rawfiles.open(path) as f:
             text = f.read()
     except FileNotFoundError:
         return None
@@ -140,7 +136,7 @@ def verify_manifest(base):
         recorded[name] = digest
     for name, digest in recorded.items():
         p = os.path.join(raw, name)
-        if not os.path.isfile(p):
+        if not rawfiles.isfile(p):
             problems.append((name, "is missing", digest, ""))
         elif sha256(p) != digest:
             problems.append((name, "changed", digest, sha256(p)))

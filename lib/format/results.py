@@ -14,7 +14,7 @@ import threading
 import time
 
 from lib import hostinfo, workloads
-from lib.format import schema
+from lib.format import rawfiles, schema
 
 # Columns that results dirs from before them lack: a row for such a dir
 # leaves them out (ResultsDir.fit).
@@ -109,6 +109,9 @@ class ResultsDir:
     def open(cls, path):
         """Reopen for --resume; returns (ResultsDir, notes)."""
         notes = []
+        if rawfiles.unpack(path):
+            notes.append("unpacked %s into raw/ to append to it"
+                         % rawfiles.ARCHIVE)
         for name in ("runs.csv", "samples.csv", "plan.csv", "meta.json"):
             if not os.path.isfile(os.path.join(path, name)):
                 raise FileNotFoundError(
