@@ -10,7 +10,6 @@ import importlib.util
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 
@@ -106,6 +105,10 @@ def test_a_results_dir_records_what_defines_its_run(setup):
     assert k["hash"] == "hjump" and k["config"] == "smoke"
     with open(os.path.join(d, "provenance", k["config_file"])) as f:
         assert f.read() == "CONFIG_X=y\nCONFIG_V_j=y\n"
+    # kept once per content, in the results root's config store
+    assert os.path.dirname(os.path.normpath(os.path.join(
+        d, "provenance", k["config_file"]))) == os.path.join(
+            os.path.dirname(d), provenance.CONFIG_STORE)
     assert json.load(open(os.path.join(d, "provenance", k["build_json"])))[
         "hash"] == "hjump"
     p = prov["patches"]
@@ -116,6 +119,8 @@ def test_a_results_dir_records_what_defines_its_run(setup):
     git = prov["git"]
     assert len(git["commit"]) == 40
     assert (git["diff"] == "git.diff") == bool(git["dirty"])
+    assert git["left_out"]["count"] >= 0 and len(
+        git["left_out"]["sha256"]) == 64
     assert prov["notes"] == [] and prov["accel"] == "icount"
     # no path of this machine: the cache is $JLBENCH_CACHE
     for name in ("meta.json", "provenance/provenance.json", "reproduce.sh"):
@@ -127,10 +132,13 @@ def test_a_results_dir_records_what_defines_its_run(setup):
     assert hostinfo.local_path(meta["builds"]["jump-label"]["dir"], env) == \
         str(tmp / "cache" / "kernels" / "smoke-jump-label-hjump")
     script = open(os.path.join(d, "reproduce.sh")).read()
-    assert "COMMIT=%s\n" % git["commit"] in script
-    assert "#   jump-label smoke x86_64 hjump" in script
+    assert script == provenance.STUB
     assert os.access(os.path.join(d, "reproduce.sh"), os.X_OK)
     run(["shellcheck", os.path.join(d, "reproduce.sh")])
+    # outside a checkout, the stub names the command to run
+    p = subprocess.run([os.path.join(d, "reproduce.sh")], capture_output=True,
+                       text=True, check=False)
+    assert p.returncode == 1 and "jlbench reproduce %s" % d in p.stderr
 
 
 def test_rerun_of_an_icount_try_passes_with_the_same_bits(setup):
@@ -307,19 +315,30 @@ def test_portable_paths_and_back():
     assert hostinfo.local_path("/abs/old", env) == "/abs/old"
 
 
-def test_git_diff_holds_untracked_files_but_results(tmp_path):
+def test_git_diff_holds_the_sources_only(tmp_path):
     g = ["git", "-C", str(tmp_path)]
     run(g + ["init", "-q"])
     (tmp_path / "a").write_text("one\n")
-    run(g + ["add", "a"])
+    (tmp_path / "REPORT.md").write_text("old report\n")
+    (tmp_path / "plots" / "img").mkdir(parents=True)
+    (tmp_path / "plots" / "img" / "f.png").write_bytes(b"\x89PNG1")
+    run(g + ["add", "a", "REPORT.md", "plots"])
     run(g + ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm",
              "a"])
     (tmp_path / "a").write_text("two\n")
     (tmp_path / "new").write_bytes(b"\0bin")
     (tmp_path / "results" / "d").mkdir(parents=True)
     (tmp_path / "results" / "d" / "x").write_text("x")
+    # generated files a run always finds changed: not in the diff
+    (tmp_path / "REPORT.md").write_text("new report\n")
+    (tmp_path / "plots" / "img" / "f.png").write_bytes(b"\x89PNG2")
+    (tmp_path / "plots" / "img" / "g.svg").write_text("<svg/>")
     diff, left_out = provenance.git_diff(str(tmp_path))
-    assert left_out == ["results/d/x"]
+    assert left_out == ["plots/img/g.svg", "results/d/x"]
+    assert b"REPORT.md" not in diff and b"plots/img" not in diff
+    record = provenance.left_out_record(left_out)
+    assert record["count"] == 2 and record == provenance.left_out_record(
+        list(reversed(left_out)))
     clone = tmp_path.parent / "clone"
     run(["git", "clone", "-q", str(tmp_path), str(clone)])
     (tmp_path.parent / "p.diff").write_bytes(diff)
@@ -329,21 +348,21 @@ def test_git_diff_holds_untracked_files_but_results(tmp_path):
     assert (clone / "new").read_bytes() == b"\0bin"
 
 
-def test_the_template_is_not_a_results_dirs_script(tmp_path):
-    shutil.copy(ROOT / "bench" / "replay" / "reproduce-template.sh",
-                tmp_path / "reproduce.sh")
-    p = subprocess.run(["bash", str(tmp_path / "reproduce.sh")],
+def test_reproduce_needs_a_results_dir(tmp_path):
+    cmd = [str(ROOT / "jlbench"), "reproduce"]
+    p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert p.returncode == 2 and "give the results dir" in p.stderr
+    p = subprocess.run(cmd + [str(tmp_path), "--run", "x"],
                        capture_output=True, text=True, check=False)
-    assert p.returncode == 1 \
-        and "bench/replay/reproduce-template.sh" in p.stderr
-    p = subprocess.run(["bash", str(tmp_path / "reproduce.sh"), "--run",
-                        "x"], capture_output=True, text=True, check=False)
     assert p.returncode == 2
+    p = subprocess.run(cmd + [str(tmp_path)], capture_output=True,
+                       text=True, check=False)
+    assert p.returncode == 1 and "provenance.json is missing" in p.stderr
 
 
 def test_reproduce_dry_run_names_each_step(setup):
     tmp, env, d = made(setup)
-    p = run([os.path.join(d, "reproduce.sh"), "--dry-run", "--clone",
+    p = run([str(ROOT / "jlbench"), "reproduce", d, "--dry-run", "--clone",
              str(ROOT), "--work", str(tmp / "w")], env=env)
     out = p.stdout
     assert "dry-run: git clone --quiet --no-checkout" in out

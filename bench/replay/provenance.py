@@ -3,30 +3,34 @@
 record() runs once, when bench/run creates a results dir, and writes there
 
   provenance/provenance.json   what follows, and the git state
-  provenance/kernels/<v>.config, <v>.build.json
+  provenance/kernels/<v>.build.json
                   of each kernel the run boots or whose modules its
-                  initramfs carries
+                  initramfs carries; its .config is kept once per
+                  content in the results root's kernel-configs/
+                  (config_store(): <sha256>.config, which provenance.json
+                  names relative to provenance/)
   provenance/patches/          the patch series (series + patches) the
                                kernels were built from
   provenance/variants/<v>/     what defines user variant v (its patches,
                                fragment and spec.json: a git tree's
                                repository path and commit)
-  provenance/git.diff          the checkout's uncommitted changes, untracked
-                               files included (but results/), when dirty
-  reproduce.sh                 bench/replay/reproduce-template.sh, filled in
+  provenance/git.diff          the checkout's uncommitted changes to its
+                               sources, untracked files included, when
+                               dirty (no generated file: GENERATED)
+  reproduce.sh                 a stub: `jlbench reproduce` of this dir
 
-Nothing in it names a path of the machine that ran it. reproduce.sh checks
-out the recorded commit, rebuilds those kernels and the initramfs, and
-calls bench/replay/replay.py (from that checkout) to check them and rerun
-a try.
+Nothing in it names a path of the machine that ran it. `jlbench reproduce
+DIR` (bench/replay/reproduce) checks out the recorded commit, rebuilds
+those kernels and the initramfs, and calls bench/replay/replay.py (from
+that checkout) to check them and rerun a try.
 `python3 -m bench.replay.provenance scrub DIR...` rewrites the meta.json and
 sites/*.txt of older dirs with portable paths.
 """
 import gzip
+import hashlib
 import importlib.util
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -37,13 +41,17 @@ from lib.format import rawtry, schema
 
 DIR = "provenance"
 SCRIPT = "reproduce.sh"
-TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                        "reproduce-template.sh")
-BEGIN = "# BEGIN RUN DEFINITION"
-END = "# END RUN DEFINITION"
 MODULES = "lib/modules/jlbench/"
-# Untracked files bigger than this stay out of git.diff (and are named).
+# Untracked files bigger than this stay out of git.diff (and are counted).
 UNTRACKED_MAX = 1 << 20
+# The config store: kernels' .config files by content, shared by the
+# results dirs below it (config_store()).
+CONFIG_STORE = "kernel-configs"
+CONFIG_LEVELS = 4
+# What the harness generates: a run finds them changed, and they are no
+# source of it (results dirs, REPORT.md and its figures; the database is
+# in the cache). git.diff leaves them out.
+GENERATED = ("results/", "plots/img/", "REPORT.md")
 
 
 class Problem(Exception):
@@ -118,19 +126,26 @@ def _git(root, *args):
     return p.returncode, p.stdout
 
 
+def generated(name):
+    """name (a path in the checkout) is one the harness generates."""
+    return any(name == g or (g.endswith("/") and name.startswith(g))
+               for g in GENERATED)
+
+
 def git_diff(root):
-    """(the checkout's changes against HEAD as a `git apply`able binary
-    diff, untracked files included, untracked paths left out). Untracked
-    files under results/ (the results dirs themselves) and those bigger
-    than UNTRACKED_MAX are left out."""
-    rc, diff = _git(root, "diff", "HEAD", "--binary")
+    """(the checkout's changes to its sources against HEAD as a `git
+    apply`able binary diff, untracked files included; the untracked paths
+    left out). Generated files (GENERATED) are left out, changed or
+    untracked, and so are untracked files bigger than UNTRACKED_MAX."""
+    rc, diff = _git(root, "diff", "HEAD", "--binary", "--", ".",
+                    *(":(exclude)%s" % g.rstrip("/") for g in GENERATED))
     if rc != 0:
         raise Problem("git diff HEAD failed in %s" % root)
     rc, out = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
     left_out = []
     for name in sorted(x for x in out.decode().split("\0") if x):
         path = os.path.join(root, name)
-        if name.startswith("results/") or not os.path.isfile(path) or \
+        if generated(name) or not os.path.isfile(path) or \
                 os.path.getsize(path) > UNTRACKED_MAX:
             left_out.append(name)
             continue
@@ -141,6 +156,16 @@ def git_diff(root):
             continue
         diff += new
     return diff, left_out
+
+
+def left_out_record(names):
+    """provenance.json's record of the untracked paths git.diff left out:
+    how many, and the sha256 of their sorted list (one name a line), which
+    tells two checkouts apart without listing thousands of results
+    files."""
+    text = "".join(n + "\n" for n in sorted(names))
+    return {"count": len(names),
+            "sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
 def _copy(src, dest, notes, what):
@@ -168,15 +193,49 @@ def _kernel(b, in_run, prov, notes):
         entry["bzimage_sha256"] = rawtry.sha256(b.kernel)
     except OSError as e:
         notes.append("%s: bzImage unreadable: %s" % (b.variant, e))
-    for name, key in ((".config", "config_file"),
-                      ("build.json", "build_json")):
-        rel = "kernels/%s.%s" % (b.variant, name.lstrip("."))
-        if _copy(os.path.join(b.dir, name), os.path.join(prov, rel), notes,
-                 "%s's %s" % (b.variant, name)):
-            entry[key] = rel
+    try:
+        entry["config_file"] = store_config(os.path.join(b.dir, ".config"),
+                                            prov)
+    except OSError as e:
+        notes.append("%s's .config not recorded: %s" % (
+            b.variant, e.strerror or e))
+    rel = "kernels/%s.build.json" % b.variant
+    if _copy(os.path.join(b.dir, "build.json"), os.path.join(prov, rel),
+             notes, "%s's build.json" % b.variant):
+        entry["build_json"] = rel
     if b.info.get("definition"):
         entry["definition"] = _definition(b, prov, notes)
     return entry
+
+
+def config_store(resdir):
+    """The dir that keeps the .config files of resdir's kernels, one file
+    per content: the highest of resdir's parents (up to CONFIG_LEVELS up)
+    that holds a CONFIG_STORE/, else resdir's parent's (results/: every
+    run, suite workload and study below it shares one)."""
+    d = os.path.dirname(os.path.abspath(resdir))
+    found, up = None, d
+    for _ in range(CONFIG_LEVELS):
+        if os.path.isdir(os.path.join(up, CONFIG_STORE)):
+            found = up
+        up = os.path.dirname(up)
+    return os.path.join(found or d, CONFIG_STORE)
+
+
+def store_config(path, prov):
+    """Keep the .config at path in the config store of the results dir
+    whose provenance dir is prov, as <sha256>.config (once per content);
+    its path relative to prov."""
+    with open(path, "rb") as f:
+        data = f.read()
+    store = config_store(os.path.dirname(prov))
+    dest = os.path.join(store, hashlib.sha256(data).hexdigest() + ".config")
+    if not os.path.isfile(dest):
+        os.makedirs(store, exist_ok=True)
+        with open(dest + ".tmp", "wb") as f:
+            f.write(data)
+        os.replace(dest + ".tmp", dest)
+    return os.path.relpath(dest, prov)
 
 
 def _definition(b, prov, notes):
@@ -235,10 +294,12 @@ def _patches(prov, kernels, env, notes):
 def _git_state(root, prov, notes):
     state = hostinfo.git_state(root)
     out = {"commit": state["commit"], "short": state["short"],
-           "dirty": state["dirty"], "diff": None, "left_out": []}
+           "dirty": state["dirty"], "diff": None,
+           "left_out": left_out_record([])}
     if state["dirty"]:
         try:
-            diff, out["left_out"] = git_diff(root)
+            diff, left_out = git_diff(root)
+            out["left_out"] = left_out_record(left_out)
         except (Problem, OSError, subprocess.TimeoutExpired) as e:
             notes.append("uncommitted changes not recorded: %s" % e)
             return out
@@ -247,7 +308,7 @@ def _git_state(root, prov, notes):
                 f.write(diff)
             out["diff"] = "git.diff"
         else:
-            # only untracked results dirs: the tree is the commit's
+            # only generated files changed: the sources are the commit's
             out["dirty"] = False
     return out
 
@@ -318,39 +379,29 @@ def record(resdir, meta, builds, images, root=hostinfo.ROOT, env=None):
     with open(os.path.join(prov, "provenance.json"), "w") as f:
         json.dump(hostinfo.portable(doc), f, indent=2, sort_keys=True)
         f.write("\n")
-    write_script(resdir, doc)
+    write_script(resdir)
     portable_sites(resdir)
     return doc
 
 
-def script_text(doc, template=TEMPLATE):
-    """reproduce.sh for provenance doc: the template with its run
-    definition block filled in."""
-    with open(template) as f:
-        text = f.read()
-    head, sep, rest = text.partition(BEGIN)
-    _, sep2, tail = rest.partition(END)
-    if not sep or not sep2:
-        raise Problem("%s lacks its %r ... %r block" % (template, BEGIN, END))
-    git = doc["git"]
-    lines = [BEGIN + " (written by bench/run)",
-             "# kernels (variant, config, arch, build hash):"]
-    for v, k in sorted(doc["kernels"].items()):
-        lines.append("#   %s %s %s %s" % (v, k["config"], k["arch"],
-                                          k["hash"]))
-    for img in doc["images"]:
-        lines.append("# initramfs %s, modules of: %s" % (
-            img["hash"], " ".join(img["variants"] or ["?"])))
-    lines += ["COMMIT=%s" % shlex.quote(git["commit"] or ""),
-              "DIRTY=%d" % (1 if git["dirty"] else 0),
-              "ACCEL=%s" % shlex.quote(doc["accel"])]
-    return head + "\n".join(lines) + "\n" + END + tail
+# reproduce.sh: the harness's command on this dir (bench/replay/reproduce
+# holds the steps, provenance.json the run's definition).
+STUB = """\
+#!/bin/sh
+# Rebuild this run's kernels and rerun one of its tries (--help: options).
+d=$(cd "$(dirname "$0")" && pwd)
+r=$(git -C "$d" rev-parse --show-toplevel 2>/dev/null) || {
+  echo "$d is not in a jlbench checkout: run CHECKOUT/jlbench reproduce $d" >&2
+  exit 1
+}
+exec "$r/jlbench" reproduce "$d" "$@"
+"""
 
 
-def write_script(resdir, doc):
+def write_script(resdir):
     path = os.path.join(resdir, SCRIPT)
     with open(path, "w") as f:
-        f.write(script_text(doc))
+        f.write(STUB)
     os.chmod(path, 0o755)
     return path
 
