@@ -10,6 +10,7 @@ a unique key another writer took first). A Store whose schema is of
 another version is refused with a message naming `jlbench db rebuild`,
 or migrated when schema.MIGRATIONS holds the steps.
 """
+import io
 import os
 import random
 import sqlite3
@@ -73,7 +74,6 @@ class Store:
         if is_postgres(self.url):
             try:
                 import psycopg2
-                import psycopg2.extras
             except ImportError:
                 raise StoreError("%s needs psycopg2: apt-get install "
                                  "python3-psycopg2 (lib/deps)" % describe(
@@ -151,10 +151,11 @@ class Store:
             return
         cur = self.conn.cursor()
         if self.dialect == "postgresql":
-            self._pg.extras.execute_values(
-                cur, "INSERT INTO %s (%s) VALUES %%s" % (table,
-                                                         ", ".join(cols)),
-                rows, page_size=5000)
+            # COPY: a tenth of the time of INSERTs for a run's profile
+            data = io.StringIO("".join(
+                "\t".join(_text(v) for v in r) + "\n" for r in rows))
+            cur.copy_expert("COPY %s (%s) FROM STDIN" % (
+                table, ", ".join(cols)), data)
         else:
             cur.executemany("INSERT INTO %s (%s) VALUES (%s)" % (
                 table, ", ".join(cols), ", ".join("?" for _ in cols)), rows)
@@ -313,15 +314,16 @@ class Store:
             rows = self.execute("SELECT %s FROM %s" % (
                 ", ".join(cols), t.name)).fetchall()
             out.append("## %s\n%s\n" % (t.name, "\t".join(cols)))
-            lines = sorted("\t".join(_cell(v) for v in r) for r in rows)
+            lines = sorted("\t".join(_text(v) for v in r) for r in rows)
             out += [ln + "\n" for ln in lines]
         return "".join(out)
 
 
-def _cell(v):
+def _text(v):
+    """A value as dump() and COPY's text format write it (NULL: \\N)."""
     if v is None:
         return "\\N"
     if isinstance(v, float):
         return repr(v)
     return str(v).replace("\\", "\\\\").replace("\t", "\\t").replace(
-        "\n", "\\n")
+        "\n", "\\n").replace("\r", "\\r")

@@ -217,8 +217,8 @@ def _profiles(path, meta, rows, excluded):
     ok = [(line, r) for line, r in rows if r.get("status") == "ok"
           and line not in excluded]
     longest = max((length(r) for _, r in ok), default=0.0)
-    sums = {}      # (label, column, function) -> [per try, per op, n]
-    tries = {}
+    sums = {}      # (label, columns) -> {function: [sums..., ...]}
+    tries = {}     # label -> [tries, tries with ops]
     raw = os.path.join(path, "raw")
     for line, r in ok:
         if length(r) != longest:
@@ -232,25 +232,41 @@ def _profiles(path, meta, rows, excluded):
         except pf.ProfileError as e:
             raise Damaged(str(e).replace(path + "/", ""))
         label = r["label"]
-        tries[label] = tries.get(label, 0) + 1
         ops = number(r.get("ops"))
-        for fn, values in prof.by_name().items():
-            for col, v in zip(prof.columns, values):
-                if not v:
-                    continue
-                acc = sums.get((label, col, fn))
-                if acc is None:
-                    acc = sums[(label, col, fn)] = [0, 0.0, 0]
-                acc[0] += v
-                if ops:
-                    acc[1] += v / ops
-                acc[2] += 1
+        count = tries.setdefault(label, [0, 0])
+        count[0] += 1
+        count[1] += 1 if ops else 0
+        _add(sums.setdefault((label, tuple(prof.columns)), {}), prof,
+             1.0 / ops if ops else 0.0, line)
     out = []
-    for (label, col, fn), (total, per_op, n) in sorted(sums.items()):
-        k = tries[label]
-        out.append((label, fn, col, total / k, per_op / k if per_op else
-                    None, n, k))
-    return out
+    for (label, cols), acc in sums.items():
+        k, with_ops = tries[label]
+        m = len(cols)
+        for fn, a in acc.items():
+            for j, col in enumerate(cols):
+                if a[2 * m + j]:
+                    out.append((label, fn, col, a[j] / k, a[m + j] / with_ops
+                                if with_ops else None, a[2 * m + j], k))
+    return sorted(out)
+
+
+def _add(acc, prof, per_op, serial):
+    """Add one try's Profile into acc {function: [m sums, m sums per op,
+    m counts of tries it ran in, m serials of the try counted last]} (m
+    columns; a name's rows added up, as Profile.by_name() does; serial:
+    the try's own number)."""
+    m = len(prof.columns)
+    for _, fn, values in prof.rows:
+        a = acc.get(fn)
+        if a is None:
+            a = acc[fn] = [0] * (4 * m)
+        for j, v in enumerate(values):
+            if v:
+                a[j] += v
+                a[m + j] += v * per_op
+                if a[3 * m + j] != serial:
+                    a[3 * m + j] = serial
+                    a[2 * m + j] += 1
 
 
 def _details(stats):
