@@ -1,31 +1,14 @@
-"""The results store's schema, written once: python3 -m lib.store.schema
+"""The results store's schema, written once.
 
 Every table of the store is a Table here: its name, a line that says what
 a row is, its columns (each with a type and a line), its keys. The DDL of
 both backends (SQLite and PostgreSQL) is generated from these records
-(ddl()), and so are docs/store.md's tables (doc_tables()): with --write
-this rewrites each under its marker line `<!-- schema: store TABLE -->`
-(up to the next empty line; the prose around them is written by hand);
-with --check it exits 1, printing the difference, when docs/store.md is
-not what --write would make it (tests/test_store.py checks the same).
-
-Exit codes: 0 done (--check: up to date); 1 docs/store.md differs
-(--check) or lacks a marker; 2 usage error.
+(ddl()), and so are docs/store.md's tables (lib/store/docs.py).
 
 Types: id (a row number the database assigns), text (never NULL: '' is
 "unknown" or "none"), int and real (NULL: undefined or not measured).
 """
-import argparse
-import difflib
-import os
-import sys
 from collections import namedtuple
-
-if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
-from lib import ROOT  # noqa: E402
-from lib.format import formats  # noqa: E402
 
 # The layout's version, kept in meta. A database of another version is
 # refused (Store.prepare) unless MIGRATIONS leads from its version to
@@ -35,7 +18,6 @@ SCHEMA_VERSION = 1
 # of version + 1 (trivial changes only: an added column or index).
 MIGRATIONS = {}
 REBUILD = "jlbench db rebuild"
-DOC = os.path.join(ROOT, "docs", "store.md")
 
 Column = namedtuple("Column", "name type doc")
 # key: the primary key's columns (None: the id column); unique: other
@@ -320,6 +302,9 @@ _SQL_TYPES = {
 }
 
 
+DIALECTS = tuple(_SQL_TYPES)
+
+
 def create_table(t, dialect):
     """CREATE TABLE IF NOT EXISTS of a Table in dialect ('sqlite',
     'postgresql'), and CREATE INDEX of its index."""
@@ -361,77 +346,3 @@ def columns(name, volatile=True):
     t = TABLE[name]
     return [c.name for c in t.columns
             if volatile or c.name not in t.volatile]
-
-
-def doc_tables():
-    """{marker title: Markdown table} of every table: its name and line,
-    then a line per column."""
-    out = {}
-    for t in TABLES:
-        rows = [["`%s` (%s)" % (c.name, c.type), c.doc] for c in t.columns]
-        key = t.key or ("id",)
-        rows.append(["key", ", ".join("`%s`" % k for k in key) + "".join(
-            "; unique " + ", ".join("`%s`" % k for k in u)
-            for u in t.unique)])
-        out["store " + t.name] = "\n".join(
-            ["| `%s` | %s |" % (t.name, t.doc), "|---|---|"]
-            + ["| %s | %s |" % tuple(r) for r in rows])
-    return out
-
-
-def render(text):
-    """docs/store.md's text with every table rewritten from TABLES
-    (lib/format/formats.py's rule: a marker line, then the table up to the
-    next empty line)."""
-    return formats.render(text, doc_tables())
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog="python3 -m lib.store.schema",
-        description=__doc__.split("\n\n")[1],
-        epilog=__doc__.split("\n\n")[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    how = ap.add_mutually_exclusive_group()
-    how.add_argument("--write", action="store_true",
-                     help="rewrite docs/store.md's tables")
-    how.add_argument("--check", action="store_true",
-                     help="exit 1 when docs/store.md's tables are not these")
-    ap.add_argument("--file", default=DOC,
-                    help="the file (default: docs/store.md)")
-    ap.add_argument("--ddl", choices=sorted(_SQL_TYPES),
-                    help="print the DDL of a backend instead")
-    args = ap.parse_args(argv)
-    if args.ddl:
-        print(";\n".join(ddl(args.ddl)) + ";")
-        return 0
-    if not (args.write or args.check):
-        for title, table in doc_tables().items():
-            print("%s\n%s\n" % (formats.marker(title), table))
-        return 0
-    with open(args.file) as f:
-        text = f.read()
-    try:
-        new = render(text)
-    except ValueError as e:
-        print("store: %s: %s" % (args.file, e), file=sys.stderr)
-        return 1
-    if args.check:
-        if new == text:
-            return 0
-        sys.stderr.writelines(difflib.unified_diff(
-            text.splitlines(True), new.splitlines(True), args.file,
-            "generated"))
-        print("store: %s is out of date: python3 -m lib.store.schema "
-              "--write" % args.file, file=sys.stderr)
-        return 1
-    if new != text:
-        tmp = args.file + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(new)
-        os.replace(tmp, args.file)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
