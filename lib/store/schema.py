@@ -81,9 +81,9 @@ TABLES = [
         ("path", "text", "the dir, relative to the results root (absolute "
          "when outside it)"),
         ("run_id", "text", "the dir's name (stats.json `run_id`)"),
-        ("kind", "text", "`run` (results/RUN), `suite` (RUN/suite/W/RUN), "
-         "`env` (results/env-*/...), `example` (results/example-*/RUN), "
-         "`step` (a bisect or scan step's)"),
+        ("kind", "text", "`run` (`results/RUN`), `suite` "
+         "(`RUN/suite/W/RUN`), `env` (`results/env-*/.../RUN`), `example` "
+         "(`results/example-*/RUN`), `step` (a bisect or scan step's)"),
         ("parent", "text", "the dir holding it: the suite's run, the "
          "study, the bisect or scan ('' for a top-level run)"),
         ("harness_id", "int", "its harness"),
