@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 from bench.bisection import bisection, scan  # noqa: E402
 from lib import store  # noqa: E402
+from lib.format import rawfiles  # noqa: E402
 from lib.store import backend, docs, ingest, query, read, schema  # noqa: E402
 import synth  # noqa: E402
 
@@ -177,11 +178,10 @@ def test_the_command_reads_the_store(sqlite_rebuild):
 def write_profile(path, rows):
     """A try's profile.gz as the runner keeps it: header, then rows
     (start, name, insns, site_execs)."""
-    with gzip.open(path, "wt") as f:
-        f.write("format=1\nwindow=1\ncolumns=insns,site_execs\n"
-                "functions=3\n")
-        for start, name, insns, sites in rows:
-            f.write("%x %s %d %d\n" % (start, name, insns, sites))
+    text = "format=1\nwindow=1\ncolumns=insns,site_execs\nfunctions=3\n" \
+        + "".join("%x %s %d %d\n" % r for r in rows)
+    with open(path, "wb") as f:
+        f.write(rawfiles.gzip_bytes(text.encode()))
 
 
 def synthetic(root, name="20261201T000000Z-abc1234", profiles=True):
@@ -255,6 +255,42 @@ def test_ingest_is_idempotent_and_replaces_a_changed_dir(url, tmp_path):
         again = db.dump()
         ingest.rebuild(db, str(root))
         assert db.dump() == again and len(runs_of(db)) == 2
+
+
+def test_a_packed_dir_with_its_configs_by_content_gives_the_same_rows(
+        tmp_path):
+    """A complete run's raw files in raw.tar.xz and its kernels' .config
+    in the results root's kernel-configs/ (today's layout) are read as
+    raw/ and provenance/kernels/ were."""
+    config = b"CONFIG_JUMP_LABEL=y\n"
+    digest = hashlib.sha256(config).hexdigest()
+    dumps = []
+    for packed in (False, True):
+        root = tmp_path / ("packed" if packed else "raw") / "results"
+        path = synthetic(root)
+        prov = os.path.join(path, "provenance")
+        os.makedirs(os.path.join(prov, "kernels"))
+        if packed:
+            os.makedirs(root / "kernel-configs")
+            (root / "kernel-configs" / (digest + ".config")).write_bytes(
+                config)
+            with open(os.path.join(prov, "provenance.json"), "w") as f:
+                json.dump({"kernels": {"jump-label": {
+                    "config_file": "../../kernel-configs/%s.config"
+                    % digest}}}, f)
+            rawfiles.pack(path)
+            assert not os.path.isdir(os.path.join(path, "raw"))
+        else:
+            with open(os.path.join(prov, "kernels", "jump-label.config"),
+                      "wb") as f:
+                f.write(config)
+        with store.connect(str(root.parent / "s.db")) as db:
+            assert ingest.rebuild(db, str(root)) == {"added": 1}
+            assert db.scalar("SELECT config_hash FROM kernel WHERE variant "
+                             "= 'jump-label'") == digest[:16]
+            assert db.scalar("SELECT count(*) FROM profile") == 4
+            dumps.append(db.dump())
+    assert dumps[0] == dumps[1]
 
 
 def damage(root):

@@ -14,14 +14,16 @@ import os
 
 from lib import variants, workloads
 from lib.format import profile as pf
+from lib.format import rawfiles
 from lib.format import schema as fs
 
 RUN_FILES = ("runs.csv", "meta.json", "stats.json", "summary.csv")
 SEARCH_LOGS = ("bisect.log", "scan.log")
 # runs.csv columns that are the figure table's own columns, not cells
 KEY_COLUMNS = ("index", "label", "variant", "perturb_seed", "try", "status")
-# dirs inside a results dir that hold no results dir
-NOT_RESULTS = ("raw", "provenance", "sites", "slurm")
+# dirs that hold no results dir: inside one, and the results root's
+# .config files by content
+NOT_RESULTS = ("raw", "provenance", "sites", "slurm", "kernel-configs")
 
 
 class Damaged(Exception):
@@ -152,13 +154,32 @@ def _harness(meta, rows):
             "qemu_version": qemu}
 
 
+def _config_hash(path, kernel, variant):
+    """sha256 (16 hex) of a kernel's .config: the file provenance.json's
+    entry kernel names (config_file, relative to provenance/: the results
+    root's kernel-configs/), else provenance/kernels/VARIANT.config of an
+    older dir; '' without either."""
+    prov = os.path.join(path, "provenance")
+    for name in ((kernel or {}).get("config_file"),
+                 os.path.join("kernels", variant + ".config")):
+        if name and os.path.isfile(os.path.join(prov, name)):
+            with open(os.path.join(prov, name), "rb") as f:
+                return hashlib.sha256(f.read()).hexdigest()[:16]
+    return ""
+
+
 def _kernels(path, meta, rows):
     """[(variant, kernel row)] of the kernels a run booted: each
-    variant's provenance/kernels/VARIANT.build.json (and .config), else
-    meta.json's copy of its build.json, else runs.csv's kernel_hash."""
+    variant's provenance/kernels/VARIANT.build.json (and its .config),
+    else meta.json's copy of its build.json, else runs.csv's
+    kernel_hash."""
     out = {}
     builds = meta.get("builds") or {}
     booted = sorted({r["variant"] for r in rows} | set(builds))
+    prov = os.path.join(path, "provenance", "provenance.json")
+    info = _json(prov, "provenance/provenance.json") \
+        if os.path.isfile(prov) else {}
+    kernels = (info.get("kernels") if isinstance(info, dict) else None) or {}
     for v in booted:
         base = os.path.join(path, "provenance", "kernels", v)
         if os.path.isfile(base + ".build.json"):
@@ -166,10 +187,7 @@ def _kernels(path, meta, rows):
                       ".json" % v)
         else:
             b = (builds.get(v) or {}).get("build") or {}
-        config_hash = ""
-        if os.path.isfile(base + ".config"):
-            with open(base + ".config", "rb") as f:
-                config_hash = hashlib.sha256(f.read()).hexdigest()[:16]
+        config_hash = _config_hash(path, kernels.get(v), v)
         hashes = sorted({r.get("kernel_hash", "") for r in rows
                          if r["variant"] == v} - {""})
         build_hash = b.get("hash") or (builds.get(v) or {}).get("hash") \
@@ -209,7 +227,8 @@ def _figures(rows, excluded):
 def _profiles(path, meta, rows, excluded):
     """The profile table's rows: per label, function and profile column,
     the mean per try and per op over the label's ok tries of the longest
-    length that have a profile (none: [])."""
+    length that have a profile (none: []), in raw/ or packed in
+    raw.tar.xz (lib/format/rawfiles.py)."""
     seconds = (meta.get("protocol") or {}).get("seconds")
 
     def length(r):
@@ -225,7 +244,7 @@ def _profiles(path, meta, rows, excluded):
             continue
         name = os.path.join(raw, "%03d-%s-try%s%s" % (
             integer(r["index"]) or 0, r["variant"], r["try"], pf.RAW_EXT))
-        if not os.path.isfile(name):
+        if not rawfiles.isfile(name):
             continue
         try:
             prof = pf.read(name)
