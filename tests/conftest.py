@@ -60,6 +60,9 @@ def pytest_configure(config):
         "markers", "integration: builds kernels and boots them in QEMU")
     config.addinivalue_line(
         "markers", "xdist_group(name): tests that one pytest worker runs")
+    config.addinivalue_line(
+        "markers", "slow: a unit test of more than a few CPU seconds (the "
+        "store's rebuild of results/)")
 
 
 def _own_wide_fixture(item):
@@ -138,6 +141,20 @@ def private_cache(name):
     for part in BOUNDED:
         (path / part).mkdir(exist_ok=True)
     return path
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A PostgreSQL server of the session's own (tests/pgserver.py), for
+    the results store's tests of its PostgreSQL backend; skipped, saying
+    why, where the postgresql package is not installed."""
+    import pgserver
+    why = pgserver.missing()
+    if why:
+        pytest.skip("no PostgreSQL server: %s" % why)
+    server = pgserver.Server().start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -11,12 +11,14 @@ from conftest import ROOT
 # file's layer is its package (bench.tries), else its folder (plots).
 LIB = {"lib"}
 FORMAT = LIB | {"lib.format"}
+# the results store (lib/store/), which bench/ and analysis/ record in
+STORE = FORMAT | {"lib.store"}
 GUEST = FORMAT | {"bench.guest"}
 MODEL = FORMAT | {"bench.model"}
 TRIES = GUEST | {"bench.tries"}
 REPLAY = TRIES | {"bench.replay"}
 SESSION = REPLAY | MODEL | {"bench.session"}
-BENCH = SESSION | {"bench"}
+BENCH = SESSION | STORE | {"bench"}
 RESULTS = FORMAT | {"analysis.results"}
 STATS = RESULTS | {"analysis.stats"}
 COMPARISON = STATS | {"analysis.comparison"}
@@ -25,10 +27,11 @@ SECTIONS = COMPARISON | MODELS | {"analysis.sections"}
 # whole documents: REPORT.md of a run, of a suite
 DOCUMENTS = SECTIONS | {"analysis.documents"}
 # the commands (analysis/analyze, report, ...) and all of analysis/
-ANALYSIS = DOCUMENTS | {"analysis"}
+ANALYSIS = DOCUMENTS | STORE | {"analysis"}
 LAYERS = {
     "lib": LIB,
     "lib.format": FORMAT,
+    "lib.store": STORE,
     "bench.guest": GUEST,
     "bench.model": MODEL,
     "bench.tries": TRIES,
@@ -122,6 +125,11 @@ def test_layer_of_and_imported(tmp_path):
     assert layer_of("bench/tries/plan.py") == "bench.tries"
     assert layer_of("lib/format/schema.py") == "lib.format"
     assert layer_of("bench/timing/bench-boot") == "bench.timing"
+    # the store: above the format, below bench/ and analysis/
+    assert layer_of("lib/store/db") == "lib.store"
+    assert "lib.store" not in LAYERS["lib.format"] | LAYERS["lib"]
+    assert "lib.store" in LAYERS["bench"] & LAYERS["analysis"]
+    assert not LAYERS["lib.store"] & {"bench", "analysis"}
     p = tmp_path / "x.py"
     p.write_text("import os\nfrom lib.format import schema\n"
                  "def f():\n    from bench.session import cli\n"

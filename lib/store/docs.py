@@ -1,0 +1,102 @@
+"""docs/store.md's tables, generated from lib/store/schema.py:
+python3 -m lib.store.docs
+
+Each table of the store is a Markdown table of docs/store.md: a line with
+its name and what a row is, a line per column (its type and meaning), a
+line with its keys. With --write this rewrites each under its marker line
+`<!-- schema: store TABLE -->` (up to the next empty line: the rule of
+lib/format/formats.py, whose render() it uses; the prose around them is
+written by hand); with --check it exits 1, printing the difference, when
+docs/store.md is not what --write would make it (tests/test_store.py
+checks the same); --ddl BACKEND prints the DDL of sqlite or postgresql.
+
+Exit codes: 0 done (--check: up to date); 1 docs/store.md differs
+(--check) or lacks a marker, or has one naming no table; 2 usage error.
+"""
+import argparse
+import difflib
+import os
+import sys
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+from lib import ROOT  # noqa: E402
+from lib.format import formats  # noqa: E402
+from lib.store import schema  # noqa: E402
+
+DOC = os.path.join(ROOT, "docs", "store.md")
+
+
+def doc_tables():
+    """{marker title: Markdown table} of every table: its name and line,
+    then a line per column."""
+    out = {}
+    for t in schema.TABLES:
+        rows = [["`%s` (%s)" % (c.name, c.type), c.doc] for c in t.columns]
+        key = t.key or ("id",)
+        rows.append(["key", ", ".join("`%s`" % k for k in key) + "".join(
+            "; unique " + ", ".join("`%s`" % k for k in u)
+            for u in t.unique)])
+        out["store " + t.name] = "\n".join(
+            ["| `%s` | %s |" % (t.name, t.doc), "|---|---|"]
+            + ["| %s | %s |" % tuple(r) for r in rows])
+    return out
+
+
+def render(text):
+    """docs/store.md's text with every table rewritten from schema.TABLES
+    (lib/format/formats.py's rule: a marker line, then the table up to the
+    next empty line)."""
+    return formats.render(text, doc_tables())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="python3 -m lib.store.docs",
+        description=__doc__.split("\n\n")[1],
+        epilog=__doc__.split("\n\n")[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    how = ap.add_mutually_exclusive_group()
+    how.add_argument("--write", action="store_true",
+                     help="rewrite docs/store.md's tables")
+    how.add_argument("--check", action="store_true",
+                     help="exit 1 when docs/store.md's tables are not these")
+    ap.add_argument("--file", default=DOC,
+                    help="the file (default: docs/store.md)")
+    ap.add_argument("--ddl", choices=schema.DIALECTS,
+                    help="print the DDL of a backend instead")
+    args = ap.parse_args(argv)
+    if args.ddl:
+        print(";\n".join(schema.ddl(args.ddl)) + ";")
+        return 0
+    if not (args.write or args.check):
+        for title, table in doc_tables().items():
+            print("%s\n%s\n" % (formats.marker(title), table))
+        return 0
+    with open(args.file) as f:
+        text = f.read()
+    try:
+        new = render(text)
+    except ValueError as e:
+        print("store: %s: %s" % (args.file, e), file=sys.stderr)
+        return 1
+    if args.check:
+        if new == text:
+            return 0
+        sys.stderr.writelines(difflib.unified_diff(
+            text.splitlines(True), new.splitlines(True), args.file,
+            "generated"))
+        print("store: %s is out of date: python3 -m lib.store.docs "
+              "--write" % args.file, file=sys.stderr)
+        return 1
+    if new != text:
+        tmp = args.file + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(new)
+        os.replace(tmp, args.file)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
