@@ -29,6 +29,10 @@ os.environ.setdefault("JLBENCH_CALIBRATION", str(
 # ... and without function floors (a test that wants them writes its own).
 os.environ.setdefault("JLBENCH_FUNCTION_FLOORS", str(
     ROOT / "tests" / "fixtures" / "analysis" / "no-function-floors"))
+# What the tests' commands record (bench/run, analyze, bisect, scan) goes
+# into a store of the session's own, never the user's (lib/store).
+os.environ.setdefault("JLBENCH_DB", os.path.join(
+    tempfile.mkdtemp(prefix="jlbench-tests-store."), "jlbench.db"))
 
 
 # The modules tests/run starts first (docs/testing.md, "How the suite

@@ -14,7 +14,7 @@ import pytest
 from conftest import PYTHON, ROOT, run
 
 sys.path.insert(0, str(ROOT))
-from lib.format import rawtry  # noqa: E402
+from lib.format import rawfiles, rawtry  # noqa: E402
 
 FIXTURE = ROOT / "results" / "20261203T092958Z-fb1efce"
 COMMITTED = sorted(p for p in (ROOT / "results").iterdir()
@@ -23,10 +23,14 @@ ROW = 4                      # runs.csv row of run 4 (jump-label), line 5
 BASE = "raw/004-jump-label-try1"
 
 
-def copy(tmp_path, src=FIXTURE):
+def copy(tmp_path, src=FIXTURE, unpack=True):
+    """A copy of results dir src to damage, its raw files in raw/ (the
+    committed dirs keep them in raw.tar.xz) unless unpack is False."""
     d = tmp_path / src.name
     shutil.copytree(src, d, ignore=shutil.ignore_patterns(
         "stats.json", "summary.csv"))
+    if unpack:
+        rawfiles.unpack(str(d))
     return d
 
 
@@ -137,14 +141,15 @@ DAMAGE = {
 
 @pytest.mark.parametrize("src", COMMITTED, ids=lambda p: p.name)
 def test_committed_results_dirs_have_no_finding(tmp_path, src):
-    d = copy(tmp_path, src)
+    d = copy(tmp_path, src, unpack=False)
     p = analyze(d, "--strict")
     assert p.returncode == 0, p.stderr
     st = stats(d)
     assert st["findings"] == [] and st["excluded"] == {
         "lines": [], "sample_runs": []}
     rows = len((src / "runs.csv").read_text().splitlines()) - 1
-    manifests = len(list((src / "raw").glob("*.sha256")))
+    manifests = len([n for n in rawfiles.listdir(str(src / "raw"))
+                     if n.endswith(".sha256")])
     assert st["check"]["rows"] == rows
     # dirs from before the manifests are checked by re-parsing alone
     assert st["check"]["manifests"] == manifests in (0, rows)

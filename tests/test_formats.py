@@ -16,7 +16,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 from bench.guest import qemu  # noqa: E402
 from analysis.results import compat  # noqa: E402
-from lib.format import counts, formats, outputs, results, schema  # noqa: E402
+from lib.format import counts, formats, outputs, rawfiles  # noqa: E402
+from lib.format import results  # noqa: E402
+from lib.format import schema  # noqa: E402
 import synth  # noqa: E402
 
 FORMATS = ROOT / "lib" / "format" / "FORMATS.md"
@@ -98,11 +100,14 @@ def test_the_plugin_prints_the_schemas_counters():
     assert printed == [c.key for c in schema.PLUGIN_COUNTERS]
     for key in schema.PLUGIN_FLAGS:
         assert 'put_u64(f, "%s"' % key in src
-    real = sorted((ROOT / "results").glob("*/raw/*.counts"))
+    raw = ROOT / "results" / "20261206T223428Z-7bf1103" / "raw"
+    real = [n for n in rawfiles.listdir(str(raw)) if n.endswith(".counts")]
     assert real, "no committed plugin report to check against"
-    for path in (real[0], ROOT / "tests" / "fixtures" / "bench" /
-                 "real-selftest-count-jump-label.plugin"):
-        cells = counts.parse(path.read_text())
+    fixture = ROOT / "tests" / "fixtures" / "bench" / \
+        "real-selftest-count-jump-label.plugin"
+    for text in (rawfiles.read_bytes(str(raw / real[0])).decode(),
+                 fixture.read_text()):
+        cells = counts.parse(text)
         assert set(cells) <= set(schema.PLUGIN_COLUMNS)
         assert {c.column for c in schema.PLUGIN_COUNTERS if c.required} \
             <= set(cells)

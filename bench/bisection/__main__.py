@@ -33,7 +33,7 @@ import sys
 
 from analysis.sections import fmt
 from bench.bisection import bisection
-from lib import cli
+from lib import cli, store
 
 
 def parse(argv):
@@ -123,6 +123,7 @@ def main(argv):
     except (KeyboardInterrupt, bisection.Interrupted):
         say(bisection.INTERRUPTED)
         return cli.INTERRUPTED
+    store.record(args.out)
     cli.safe_write(sys.stdout, answer(end))
     return cli.OK
 

@@ -44,7 +44,7 @@ import sys
 
 from analysis.sections import fmt
 from bench.bisection import bisection, scan, scanplot
-from lib import cli, workloads
+from lib import cli, store, workloads
 
 
 SUITE = "suite"
@@ -286,6 +286,7 @@ def main(argv):
     report = text(parts) + "".join(figure(args.out, p) for p in parts)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write(report)
+    store.record(args.out)
     cli.safe_write(sys.stdout, report)
     return 0
 

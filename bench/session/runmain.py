@@ -16,7 +16,7 @@ from bench.session import cli, session
 from bench.tries import inputs, runner, slurm, slurmrun
 from bench.tries import plan as planmod
 from lib import arch as archmod
-from lib import kcache, workloads
+from lib import kcache, store, workloads
 from lib.format import rawfiles
 from lib.log import Log, duration
 
@@ -167,13 +167,14 @@ def _run(args, argv, s, ctx, jobs, per_try, flag):
         with _signals_to(flag):
             outcome, status = _execute(args, ctx, s, jobs, per_try)
             record["outcome"] = outcome
-        if outcome == "complete":
-            # every try is in: raw/ becomes one archive (--resume of the
-            # dir unpacks it)
-            rawfiles.pack(resdir.path)
     finally:
         record["end_utc"] = meta["end_utc"] = session.utc()
         resdir.write_meta(meta)
+    if outcome == "complete":
+        # every try is in: raw/ becomes one archive (--resume of the dir
+        # unpacks it), and the store learns of the run
+        rawfiles.pack(resdir.path)
+        store.record(resdir.path)
     rows = resdir.rows()
     ok = sum(1 for r in rows if r["status"] == "ok")
     log.write("%d runs ok, %d failed tries; results in %s" % (
