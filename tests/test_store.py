@@ -138,6 +138,14 @@ def test_a_rebuild_of_the_committed_results_answers_as_summary_csv(
                     assert c[k] == cell(w[k]), (rel, w["label"], k)
                 assert (c["marker"], c["text"], c["method"]) == (
                     w["marker"], w["text"], w["method"]), rel
+        # a line analysis left out: marked, and out of the profile's means
+        fork = "20261206T082056Z-7ade8bb/suite/fork/20261206T084012Z-6f3bf31"
+        assert db.query(
+            "SELECT DISTINCT f.plan_index, f.excluded FROM figure f JOIN run "
+            "r ON r.id = f.run_id WHERE r.path = ? AND f.line = 6",
+            [fork]) == [{"plan_index": 5, "excluded": 1}]
+        assert {r["tries"] for r in query.profile(db, fork, "atomic-read")} \
+            == {5}
         # the profile adds up to the run's kernel instructions per op
         prof = query.profile(db, SUITE, "jump-label")
         kernel = sum(r["per_op"] for r in prof if r["function"] != "[user]")

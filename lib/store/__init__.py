@@ -5,8 +5,9 @@ The results dirs stay the record; the store is made from them and can
 always be made again (`jlbench db rebuild`). Its schema is written once
 (schema.py) for two backends (backend.py): SQLite, the default, a file
 in the cache, and PostgreSQL, a server several machines share.
-read.py reads a dir whole, ingest.py writes it in one transaction,
-query.py answers; `lib/store/db` (`jlbench db`) is the command.
+read.py reads a results dir whole (searches.py a bisection's or scan's
+log), ingest.py writes it in one transaction, query.py answers;
+`lib/store/db` (`jlbench db`) is the command.
 
 The API (each function takes url=None: --db's URL, else $JLBENCH_DB,
 else the SQLite file jlbench.db in $JLBENCH_CACHE, or

@@ -5,9 +5,10 @@ A dir is keyed by its path relative to the results root and a content
 hash of its runs.csv, meta.json, stats.json and summary.csv (a search:
 of its log): the same dir twice adds nothing, a changed one has its rows
 replaced in the same transaction that writes the new ones. A dir is read
-whole before its transaction begins (lib/store/read.py), so a damaged or
-partial one (no meta.json, an unreadable runs.csv, truncated JSON) is
-named on stderr and skipped, never half-ingested; a process killed
+whole before its transaction begins (lib/store/read.py, searches.py), so
+a damaged or partial one (no meta.json, an unreadable runs.csv,
+truncated JSON) is named on stderr and skipped, never half-ingested; a
+process killed
 mid-ingest leaves the store as it was before that dir (the transaction,
 and SQLite's write-ahead log). rebuild() makes the store again from
 every dir under a root, keeping the finding states people set.
@@ -18,7 +19,7 @@ import time
 
 from lib import ROOT
 from lib.log import duration
-from lib.store import read
+from lib.store import read, searches
 
 RESULTS = os.path.join(ROOT, "results")
 
@@ -128,7 +129,7 @@ def ingest_one(store, kind, path, root, warn=say):
         if kind == "run":
             fn = _write_run(read.read_run(path, rel))
         else:
-            fn = _write_search(read.read_search(path, rel))
+            fn = _write_search(searches.read_search(path, rel))
     except read.Damaged as e:
         warn("skipped %s: %s" % (path, e))
         return "skipped"
@@ -164,6 +165,8 @@ def rebuild(store, root=None, warn=say, progress=None):
         outcome = ingest_one(store, kind, d, root, warn)
         counts[outcome] = counts.get(outcome, 0) + 1
         if progress:
-            progress("%d/%d dirs, %s" % (n, len(dirs),
-                                         duration(time.time() - t0)))
+            took = time.time() - t0
+            progress("%d of %d dirs, %s, ETA %s" % (
+                n, len(dirs), duration(took),
+                duration(took / n * (len(dirs) - n))))
     return counts
