@@ -256,10 +256,16 @@ class Store:
         if have == want:
             return
         if have is None:
-            if self.tables() - {"meta"}:
-                raise self.refusal("has tables but no schema version")
-            self.write(lambda s: s.create())
-            return
+            def make(s):
+                # decided inside the transaction: another process may
+                # have made the schema since version() was read
+                if s.version() is not None:
+                    return
+                if s.tables() - {"meta"}:
+                    raise self.refusal("has tables but no schema version")
+                s.create()
+            self.write(make)
+            return self.prepare()
         if have < want and all(v in schema.MIGRATIONS
                                for v in range(have, want)):
             def migrate(s):
