@@ -242,9 +242,13 @@ def _profiles(path, meta, rows, excluded):
     for line, r in ok:
         if length(r) != longest:
             continue
-        name = os.path.join(raw, "%03d-%s-try%s%s" % (
-            integer(r["index"]) or 0, r["variant"], r["try"], pf.RAW_EXT))
-        if not rawfiles.isfile(name):
+        base = os.path.join(raw, "%03d-%s-try%s" % (
+            integer(r["index"]) or 0, r["variant"], r["try"]))
+        # a packed dir holds the profile decompressed: read as it is,
+        # not gzip'd again into the .gz the runner wrote (half the time)
+        name = next((base + ext for ext in (pf.EXT, pf.RAW_EXT)
+                     if rawfiles.isfile(base + ext)), None)
+        if name is None:
             continue
         try:
             prof = pf.read(name)
