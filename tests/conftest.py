@@ -147,12 +147,21 @@ def private_cache(name):
     return path
 
 
+# The dir of a PostgreSQL server .ci/run started for the suite
+# (tests/pgserver.py start).
+PG_VAR = "JLBENCH_TEST_PG"
+
+
 @pytest.fixture(scope="session")
 def pg_server():
     """A PostgreSQL server of the session's own (tests/pgserver.py), for
     the results store's tests of its PostgreSQL backend; skipped, saying
     why, where the postgresql package is not installed."""
     import pgserver
+    if os.environ.get(PG_VAR):
+        # .ci/run's server: the suite's PostgreSQL tests must run on it
+        yield pgserver.Server(os.environ[PG_VAR])
+        return
     why = pgserver.missing()
     if why:
         pytest.skip("no PostgreSQL server: %s" % why)

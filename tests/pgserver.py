@@ -1,13 +1,17 @@
 """A PostgreSQL server of the tests' own: initdb and pg_ctl of Debian's
 postgresql package in a temporary dir, listening on a unix socket in that
 dir only (no TCP port), trusting local connections, without fsync. As
-root it runs as nobody (the server refuses to run as root). conftest.py's
-pg_server fixture starts one per test session and stops it at its end.
+root it runs as nobody (the server refuses to run as root). .ci/run starts
+one for the suite (`tests/pgserver.py start`, its dir in
+$JLBENCH_TEST_PG) and stops it when the suite ends; without one,
+conftest.py's pg_server fixture starts one per test session and stops it
+at its end.
 """
 import os
 import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
 
 BIN = "/usr/lib/postgresql/15/bin"
@@ -31,13 +35,16 @@ def missing():
 
 
 class Server:
-    """One server; start() it, url(db) a database's URL, stop() it."""
+    """One server; start() it, url(db) a database's URL, stop() it. With
+    path, the server another process started in that dir (.ci/run's):
+    used, never stopped."""
 
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="jlbench-pg-")
+    def __init__(self, path=None):
+        self.external = path is not None
+        self.dir = path or tempfile.mkdtemp(prefix="jlbench-pg-")
         self.data = os.path.join(self.dir, "data")
         self.log = os.path.join(self.dir, "server.log")
-        self.started = False
+        self.started = self.external
         self.made = 0
 
     def _run(self, args):
@@ -75,7 +82,8 @@ class Server:
         """The URL of a new empty database."""
         import psycopg2
         self.made += 1
-        name = "t%d" % self.made
+        # unique across the processes that share a server
+        name = "t%d_%d" % (os.getpid(), self.made)
         conn = psycopg2.connect(self.url())
         try:
             conn.autocommit = True
@@ -85,6 +93,8 @@ class Server:
         return self.url(name)
 
     def stop(self):
+        if self.external:
+            return
         try:
             if self.started:
                 self._run(["pg_ctl", "stop", "-w", "-m", "fast", "-D",
@@ -92,3 +102,26 @@ class Server:
         finally:
             self.started = False
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def main(argv):
+    """start: start a server, print its dir; stop DIR: stop that one."""
+    if argv == ["start"]:
+        why = missing()
+        if why:
+            print("tests/pgserver.py: cannot start PostgreSQL: %s" % why,
+                  file=sys.stderr)
+            return 1
+        print(Server().start().dir)
+        return 0
+    if len(argv) == 2 and argv[0] == "stop":
+        server = Server(argv[1])
+        server.external = False
+        server.stop()
+        return 0
+    print("usage: tests/pgserver.py start | stop DIR", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -105,10 +105,8 @@ def test_a_results_dir_records_what_defines_its_run(setup):
     assert k["hash"] == "hjump" and k["config"] == "smoke"
     with open(os.path.join(d, "provenance", k["config_file"])) as f:
         assert f.read() == "CONFIG_X=y\nCONFIG_V_j=y\n"
-    # kept once per content, in the results root's config store
-    assert os.path.dirname(os.path.normpath(os.path.join(
-        d, "provenance", k["config_file"]))) == os.path.join(
-            os.path.dirname(d), provenance.CONFIG_STORE)
+    # no config store above this results root: kept in the dir
+    assert k["config_file"] == "kernels/jump-label.config"
     assert json.load(open(os.path.join(d, "provenance", k["build_json"])))[
         "hash"] == "hjump"
     p = prov["patches"]
@@ -313,6 +311,29 @@ def test_portable_paths_and_back():
         "/home/u/.cache/jlbench/kernels/k"
     assert hostinfo.local_path("~/other", env) == "/home/u/other"
     assert hostinfo.local_path("/abs/old", env) == "/abs/old"
+
+
+def test_a_config_is_kept_once_per_content_in_the_store_above(tmp_path):
+    store = tmp_path / "results" / provenance.CONFIG_STORE
+    store.mkdir(parents=True)
+    (tmp_path / "a.config").write_text("CONFIG_X=y\n")
+    rels = []
+    for name in ("r1", "suite/pipe/r2"):
+        prov = tmp_path / "results" / name / "provenance"
+        (prov / "kernels").mkdir(parents=True)
+        rels.append(provenance.store_config(str(tmp_path / "a.config"),
+                                            str(prov), "v"))
+        assert os.path.dirname(os.path.normpath(prov / rels[-1])) == \
+            str(store)
+    assert rels == ["../../kernel-configs/" + os.listdir(store)[0],
+                    "../../../../kernel-configs/" + os.listdir(store)[0]]
+    assert len(os.listdir(store)) == 1
+    # no store above: in the dir itself, and no store is made
+    prov = tmp_path / "elsewhere" / "r3" / "provenance"
+    (prov / "kernels").mkdir(parents=True)
+    assert provenance.store_config(str(tmp_path / "a.config"), str(prov),
+                                   "v") == "kernels/v.config"
+    assert not (tmp_path / "elsewhere" / provenance.CONFIG_STORE).exists()
 
 
 def test_git_diff_holds_the_sources_only(tmp_path):

@@ -6,9 +6,10 @@ record() runs once, when bench/run creates a results dir, and writes there
   provenance/kernels/<v>.build.json
                   of each kernel the run boots or whose modules its
                   initramfs carries; its .config is kept once per
-                  content in the results root's kernel-configs/
-                  (config_store(): <sha256>.config, which provenance.json
-                  names relative to provenance/)
+                  content in results/kernel-configs/ (config_store():
+                  <sha256>.config, which provenance.json names relative
+                  to provenance/), or as kernels/<v>.config where no
+                  store is above the dir
   provenance/patches/          the patch series (series + patches) the
                                kernels were built from
   provenance/variants/<v>/     what defines user variant v (its patches,
@@ -195,7 +196,7 @@ def _kernel(b, in_run, prov, notes):
         notes.append("%s: bzImage unreadable: %s" % (b.variant, e))
     try:
         entry["config_file"] = store_config(os.path.join(b.dir, ".config"),
-                                            prov)
+                                            prov, b.variant)
     except OSError as e:
         notes.append("%s's .config not recorded: %s" % (
             b.variant, e.strerror or e))
@@ -211,27 +212,30 @@ def _kernel(b, in_run, prov, notes):
 def config_store(resdir):
     """The dir that keeps the .config files of resdir's kernels, one file
     per content: the highest of resdir's parents (up to CONFIG_LEVELS up)
-    that holds a CONFIG_STORE/, else resdir's parent's (results/: every
-    run, suite workload and study below it shares one)."""
-    d = os.path.dirname(os.path.abspath(resdir))
-    found, up = None, d
+    that holds a CONFIG_STORE/ (results/kernel-configs/, for every run,
+    suite workload and study below it), or None."""
+    found, up = None, os.path.dirname(os.path.abspath(resdir))
     for _ in range(CONFIG_LEVELS):
         if os.path.isdir(os.path.join(up, CONFIG_STORE)):
-            found = up
+            found = os.path.join(up, CONFIG_STORE)
         up = os.path.dirname(up)
-    return os.path.join(found or d, CONFIG_STORE)
+    return found
 
 
-def store_config(path, prov):
-    """Keep the .config at path in the config store of the results dir
-    whose provenance dir is prov, as <sha256>.config (once per content);
-    its path relative to prov."""
+def store_config(path, prov, variant):
+    """Record the .config at path for the results dir whose provenance
+    dir is prov: in its config store as <sha256>.config (once per
+    content), else (no store above it: a dir of its own, a bisection's
+    step) as prov/kernels/<variant>.config. Its path relative to prov."""
     with open(path, "rb") as f:
         data = f.read()
     store = config_store(os.path.dirname(prov))
-    dest = os.path.join(store, hashlib.sha256(data).hexdigest() + ".config")
+    if store is None:
+        dest = os.path.join(prov, "kernels", variant + ".config")
+    else:
+        dest = os.path.join(store,
+                            hashlib.sha256(data).hexdigest() + ".config")
     if not os.path.isfile(dest):
-        os.makedirs(store, exist_ok=True)
         with open(dest + ".tmp", "wb") as f:
             f.write(data)
         os.replace(dest + ".tmp", dest)
