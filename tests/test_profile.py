@@ -19,7 +19,7 @@ from conftest import AB_SEEDS as SEEDS, LOOPS, ROOT, cpu_lock, run
 from lib import vmlinux as vml
 from analysis.results import check
 from analysis.results.load import Results
-from lib.format import identity
+from lib.format import identity, rawfiles
 from lib.format import profile as profilefmt
 
 pytestmark = pytest.mark.integration
@@ -44,7 +44,7 @@ def calls_per_op(resdir, row, build_dir, tmp):
     QEMU command again, the plugin counting the loop's first instruction
     (sites=) instead of writing a profile."""
     base = identity.try_base(resdir, row)
-    with open(base + ".qemu-cmd") as f:
+    with rawfiles.open(base + ".qemu-cmd") as f:
         cmd = shlex.split(f.read())
     sites = os.path.join(tmp, "loop-site.txt")
     with open(sites, "w") as f:

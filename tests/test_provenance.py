@@ -136,7 +136,11 @@ def test_a_results_dir_records_what_defines_its_run(setup):
     # outside a checkout, the stub names the command to run
     p = subprocess.run([os.path.join(d, "reproduce.sh")], capture_output=True,
                        text=True, check=False)
-    assert p.returncode == 1 and "jlbench reproduce %s" % d in p.stderr
+    assert p.returncode == 1 and "give --clone CHECKOUT" in p.stderr
+    p = subprocess.run([os.path.join(d, "reproduce.sh"), "--dry-run",
+                        "--clone", str(ROOT), "--work", str(tmp / "w0")],
+                       capture_output=True, text=True, check=False)
+    assert p.returncode == 0 and "dry-run: git clone" in p.stdout, p.stderr
 
 
 def test_rerun_of_an_icount_try_passes_with_the_same_bits(setup):

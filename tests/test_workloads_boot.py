@@ -19,6 +19,7 @@ from conftest import ROOT, cpu_lock
 
 from analysis.comparison import composition
 from lib import workloads
+from lib.format import rawfiles
 
 pytestmark = pytest.mark.integration
 
@@ -49,7 +50,7 @@ def _row(out):
     with open(os.path.join(d, "runs.csv"), newline="") as f:
         (r,) = list(csv.DictReader(f))
     base = os.path.join(d, "raw", "001-jump-label-try1")
-    log = open(base + ".log").read()
+    log = rawfiles.read_bytes(base + ".log").decode()
     return r, log, composition.of_profile(base + ".profile.gz")
 
 
