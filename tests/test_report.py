@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
 import synth  # noqa: E402
 from analysis.sections import configs  # noqa: E402
 from analysis.documents import report  # noqa: E402
+from lib import store  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
 PER_OP = synth.GOLDEN_PER_OP
@@ -320,6 +321,18 @@ def test_compare_prints_benchstat_like_table(tmp_path):
     assert "kernel_branches/op" not in p.stdout
     bad = tool("compare", old, tmp_path / "missing", check=False)
     assert bad.returncode == 2
+    # the same two runs, found in the results store as the newest two
+    db = str(tmp_path / "store.db")
+    empty = tool("compare", "--label", "jump-label", "--db", db,
+                 check=False)
+    assert empty.returncode == 1 and "jlbench db rebuild" in empty.stderr
+    for d in (new, old):
+        tool("analyze", "--no-history", "-q", d)
+        assert store.record(d, url=db) == {"added": 1}
+    by_label = tool("compare", "--label", "jump-label", "--db", db)
+    assert by_label.stdout == p.stdout
+    assert tool("compare", old, "--label", "jump-label",
+                check=False).returncode == 2
 
 
 def _set_column(results_dir, column, value, label=None):
