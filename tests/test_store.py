@@ -21,6 +21,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import PYTHON, ROOT, run
+from test_scan_unit import Range
 
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
@@ -457,18 +458,6 @@ def test_another_schema_version_is_refused_or_migrated(url, tmp_path,
 # their steps' figures made up (as tests/test_scan_unit.py's).
 OPTS = {"metric": bisection.DEFAULT_METRIC, "seeds": 6, "seed": 1,
         "config": "smoke", "seconds": 0, "clients": 20, "floor_pct": 0.5}
-
-
-class Range:
-    def __init__(self, n):
-        self.n = n
-
-    def describe(self):
-        return {"kind": "git", "repo": "/nowhere", "n": self.n}
-
-    def candidates(self):
-        return [("c%02d" % i, "spec", "c%02d subject %d" % (i, i))
-                for i in range(self.n)]
 
 
 def stand_in(base):

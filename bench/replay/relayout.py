@@ -22,7 +22,6 @@ Exit codes: 0 rewritten and identical; 1 a difference or a failure; 2
 usage error.
 """
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -92,21 +91,16 @@ def rewrite(d, root):
                 git.update(diff=None, dirty=False)
         if isinstance(git.get("left_out"), list):
             git["left_out"] = provenance.left_out_record(git["left_out"])
-        store = os.path.join(root, provenance.CONFIG_STORE)
-        for k in (doc.get("kernels") or {}).values():
+        os.makedirs(os.path.join(root, provenance.CONFIG_STORE),
+                    exist_ok=True)
+        for v, k in (doc.get("kernels") or {}).items():
             rel = k.get("config_file")
-            src = os.path.join(prov, rel) if rel else None
-            if not src or os.path.dirname(os.path.normpath(src)) == store:
+            if not rel:
                 continue
-            with open(src, "rb") as f:
-                data = f.read()
-            os.makedirs(store, exist_ok=True)
-            dest = os.path.join(store, hashlib.sha256(data).hexdigest()
-                                + ".config")
-            if not os.path.isfile(dest):
-                shutil.copyfile(src, dest)
-            os.remove(src)
-            k["config_file"] = os.path.relpath(dest, prov)
+            k["config_file"] = provenance.store_config(
+                os.path.join(prov, rel), prov, v)
+            if k["config_file"] != rel:
+                os.remove(os.path.join(prov, rel))
         _write_json(pj, doc)
     script = os.path.join(d, provenance.SCRIPT)
     if os.path.isfile(script):

@@ -79,16 +79,24 @@ def main(argv=None):
     ap.add_argument("--file", default=FORMATS,
                     help="the file (default: lib/format/FORMATS.md)")
     args = ap.parse_args(argv)
+    return sync(args, tables(), "formats", "lib.format.formats")
+
+
+def sync(args, blocks, who, module):
+    """The --write / --check / print step of a generated document (this
+    module's and lib/store/docs.py's): args.file's tables under their
+    markers against blocks; the exit code. who names the program in its
+    messages, module the command that rewrites the file."""
     if not (args.write or args.check):
-        for title, table in tables().items():
+        for title, table in blocks.items():
             print("%s\n%s\n" % (marker(title), table))
         return 0
     with open(args.file) as f:
         text = f.read()
     try:
-        new = render(text)
+        new = render(text, blocks)
     except ValueError as e:
-        print("formats: %s: %s" % (args.file, e), file=sys.stderr)
+        print("%s: %s: %s" % (who, args.file, e), file=sys.stderr)
         return 1
     if args.check:
         if new == text:
@@ -96,8 +104,8 @@ def main(argv=None):
         sys.stderr.writelines(difflib.unified_diff(
             text.splitlines(True), new.splitlines(True), args.file,
             "generated"))
-        print("formats: %s is out of date: python3 -m lib.format.formats "
-              "--write" % args.file, file=sys.stderr)
+        print("%s: %s is out of date: python3 -m %s --write"
+              % (who, args.file, module), file=sys.stderr)
         return 1
     if new != text:
         tmp = args.file + ".tmp"

@@ -14,7 +14,6 @@ Exit codes: 0 done (--check: up to date); 1 docs/store.md differs
 (--check) or lacks a marker, or has one naming no table; 2 usage error.
 """
 import argparse
-import difflib
 import os
 import sys
 
@@ -70,32 +69,7 @@ def main(argv=None):
     if args.ddl:
         print(";\n".join(schema.ddl(args.ddl)) + ";")
         return 0
-    if not (args.write or args.check):
-        for title, table in doc_tables().items():
-            print("%s\n%s\n" % (formats.marker(title), table))
-        return 0
-    with open(args.file) as f:
-        text = f.read()
-    try:
-        new = render(text)
-    except ValueError as e:
-        print("store: %s: %s" % (args.file, e), file=sys.stderr)
-        return 1
-    if args.check:
-        if new == text:
-            return 0
-        sys.stderr.writelines(difflib.unified_diff(
-            text.splitlines(True), new.splitlines(True), args.file,
-            "generated"))
-        print("store: %s is out of date: python3 -m lib.store.docs "
-              "--write" % args.file, file=sys.stderr)
-        return 1
-    if new != text:
-        tmp = args.file + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(new)
-        os.replace(tmp, args.file)
-    return 0
+    return formats.sync(args, doc_tables(), "store", "lib.store.docs")
 
 
 if __name__ == "__main__":
