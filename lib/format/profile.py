@@ -17,9 +17,7 @@ differ between processes: it is counted by page, not by function). With
 count=insn the insns column adds up to the window's kernel_insns plus
 user_insns of the try's .counts exactly.
 """
-import gzip
 import os
-import shutil
 
 from lib import vmlinux as vml
 from lib.format import rawfiles
@@ -64,9 +62,8 @@ class Profile:
 def read(path):
     """The Profile in path; ProfileError when it is missing or malformed."""
     try:
-        data = rawfiles.read_bytes(path)
-        if path.endswith(".gz"):
-            data = gzip.decompress(data)
+        data = rawfiles.read_gunzipped(path) if path.endswith(".gz") \
+            else rawfiles.read_bytes(path)
         lines = data.decode().splitlines()
     except (OSError, EOFError, UnicodeDecodeError) as e:
         raise ProfileError("cannot read %s: %s" % (path, e))
@@ -101,15 +98,16 @@ def read(path):
 
 def compress(base):
     """Replace base.profile, when there is one, by base.profile.gz (no
-    time stamp in it: the same profile gives the same bytes)."""
+    time stamp in it: the same profile gives the same bytes, which
+    lib/format/rawfiles.py gives back from an archive)."""
     src = base + EXT
     if not os.path.isfile(src):
         return
+    with open(src, "rb") as f:
+        data = rawfiles.gzip_bytes(f.read())
     tmp = base + RAW_EXT + ".tmp"
-    with open(src, "rb") as f, open(tmp, "wb") as raw, \
-            gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
-                          filename="") as out:
-        shutil.copyfileobj(f, out)
+    with open(tmp, "wb") as f:
+        f.write(data)
     os.replace(tmp, base + RAW_EXT)
     os.remove(src)
 

@@ -105,6 +105,16 @@ def read_bytes(path):
         return data
 
 
+def read_gunzipped(path):
+    """The decompressed bytes of path, a .gz file in raw/ or a member of
+    the archive (read as the archive holds it: decompressed)."""
+    if not os.path.isfile(path) and path.endswith(GZ):
+        plain = _packed(path[:-len(GZ)])
+        if plain is not None:
+            return plain
+    return gzip.decompress(read_bytes(path))
+
+
 def open(path, mode="r", **text):
     """A file object of path read from raw/ or the archive: mode "r" (text,
     with open()'s keyword arguments errors= and newline=) or "rb"."""

@@ -244,14 +244,10 @@ def _profiles(path, meta, rows, excluded):
             continue
         base = os.path.join(raw, "%03d-%s-try%s" % (
             integer(r["index"]) or 0, r["variant"], r["try"]))
-        # a packed dir holds the profile decompressed: read as it is,
-        # not gzip'd again into the .gz the runner wrote (half the time)
-        name = next((base + ext for ext in (pf.EXT, pf.RAW_EXT)
-                     if rawfiles.isfile(base + ext)), None)
-        if name is None:
+        if not rawfiles.isfile(base + pf.RAW_EXT):
             continue
         try:
-            prof = pf.read(name)
+            prof = pf.read(base + pf.RAW_EXT)
         except pf.ProfileError as e:
             raise Damaged(str(e).replace(path + "/", ""))
         label = r["label"]
