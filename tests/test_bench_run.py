@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 from bench.session import cli  # noqa: E402
 from bench.tries import plan, runner, slurmtask  # noqa: E402
 from bench.tries.inputs import read_builds, read_images  # noqa: E402
+from lib import store  # noqa: E402
 from lib.format import rawfiles, results  # noqa: E402
 from lib.log import Log  # noqa: E402
 
@@ -91,6 +92,11 @@ def test_a_plan_with_failures_retries_and_records_every_try(setup):
         "a complete run's raw/ is packed into raw.tar.xz"
     raw = rawfiles.listdir(os.path.join(d, "raw"))
     assert "001-%s-try3.log" % the_plan[0].variant in raw
+    # ... and the run is in the results store (the tests' own)
+    with store.connect() as db:
+        assert db.scalar("SELECT count(DISTINCT f.line) FROM figure f "
+                         "JOIN run r ON r.id = f.run_id WHERE r.path = ?",
+                         [d]) == len(r)
     assert "001-%s-try1.qemu-cmd" % the_plan[0].variant in raw
     assert "001-%s-try1.stderr" % the_plan[0].variant in raw
     meta = json.load(open(os.path.join(d, "meta.json")))

@@ -29,7 +29,7 @@ import pytest
 
 from conftest import (CALIBRATED, ROOT, TARBALL, cache_path, cpu_lock,
                       private_cache, run)
-from lib import kcache
+from lib import kcache, store
 
 pytestmark = pytest.mark.integration
 
@@ -198,6 +198,10 @@ def test_scan_names_the_two_changes_resumes_and_replays(
         p.stdout.count("none of the changed functions has a static-key") \
         == 2 and "not read" not in p.stdout, p.stdout
     assert "along the range (tbench): scan.svg, scan.png" in p.stdout
+    # the scan recorded its findings in the results store, each new
+    mine = [f for f in store.findings(state="all")
+            if f["search"] == os.path.realpath(str(out))]
+    assert len(mine) == 2 and {f["state"] for f in mine} == {"new"}, mine
     assert (out / "scan.png").stat().st_size > 0
     p = run([SCAN, "--replay", str(out)], env=env)
     assert "replay agrees with the log" in p.stdout, p.stdout
