@@ -1,3 +1,4 @@
 """Provenance of a results dir and replaying a try from it: provenance/,
-reproduce.sh (reproduce-template.sh) and the replay steps it runs.
+`jlbench reproduce` (reproduce) and the replay steps it runs; relayout of
+older dirs.
 """

@@ -1,7 +1,7 @@
-"""The replay of one try of a results dir, for its reproduce.sh.
+"""The replay of one try of a results dir, for `jlbench reproduce`.
 
-reproduce.sh (bench/replay/reproduce-template.sh, filled in by
-bench/replay/provenance.py) runs these from a checkout of the recorded commit:
+`jlbench reproduce DIR` (bench/replay/reproduce; DIR/reproduce.sh calls it)
+runs these from a checkout of the recorded commit:
 
   plan RESDIR [--run N]              which try, kernels, config, arch
   check-kernels RESDIR BUILDS [--kernels "V..."]
