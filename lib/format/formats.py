@@ -66,19 +66,27 @@ def render(text, blocks=None):
     return "\n".join(out)
 
 
-def main(argv=None):
+def parser(doc, name, path, prog=None):
+    """The command line of a generated document's command (this module's
+    and lib/store/docs.py's): its text from doc (the module's docstring),
+    --write, --check and --file (default: path, shown as name)."""
     ap = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[1],
-        epilog=__doc__.split("\n\n")[2],
+        prog=prog, description=doc.split("\n\n")[1],
+        epilog=doc.split("\n\n")[2],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     how = ap.add_mutually_exclusive_group()
     how.add_argument("--write", action="store_true",
-                     help="rewrite FORMATS.md's tables")
+                     help="rewrite %s's tables" % os.path.basename(name))
     how.add_argument("--check", action="store_true",
-                     help="exit 1 when FORMATS.md's tables are not these")
-    ap.add_argument("--file", default=FORMATS,
-                    help="the file (default: lib/format/FORMATS.md)")
-    args = ap.parse_args(argv)
+                     help="exit 1 when %s's tables are not these"
+                     % os.path.basename(name))
+    ap.add_argument("--file", default=path,
+                    help="the file (default: %s)" % name)
+    return ap
+
+
+def main(argv=None):
+    args = parser(__doc__, "lib/format/FORMATS.md", FORMATS).parse_args(argv)
     return sync(args, tables(), "formats", "lib.format.formats")
 
 

@@ -13,7 +13,6 @@ checks the same); --ddl BACKEND prints the DDL of sqlite or postgresql.
 Exit codes: 0 done (--check: up to date); 1 docs/store.md differs
 (--check) or lacks a marker, or has one naming no table; 2 usage error.
 """
-import argparse
 import os
 import sys
 
@@ -51,18 +50,8 @@ def render(text):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog="python3 -m lib.store.docs",
-        description=__doc__.split("\n\n")[1],
-        epilog=__doc__.split("\n\n")[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    how = ap.add_mutually_exclusive_group()
-    how.add_argument("--write", action="store_true",
-                     help="rewrite docs/store.md's tables")
-    how.add_argument("--check", action="store_true",
-                     help="exit 1 when docs/store.md's tables are not these")
-    ap.add_argument("--file", default=DOC,
-                    help="the file (default: docs/store.md)")
+    ap = formats.parser(__doc__, "docs/store.md", DOC,
+                        prog="python3 -m lib.store.docs")
     ap.add_argument("--ddl", choices=schema.DIALECTS,
                     help="print the DDL of a backend instead")
     args = ap.parse_args(argv)
