@@ -358,11 +358,14 @@ def test_git_diff_holds_the_sources_only(tmp_path):
     (tmp_path / "REPORT.md").write_text("new report\n")
     (tmp_path / "plots" / "img" / "f.png").write_bytes(b"\x89PNG2")
     (tmp_path / "plots" / "img" / "g.svg").write_text("<svg/>")
+    (tmp_path / "plots" / "old.png").write_bytes(b"\x89PNG")  # older place
+    (tmp_path / "plots" / "draw.gp").write_text("plot x\n")    # a source
     diff, left_out = provenance.git_diff(str(tmp_path))
-    assert left_out == ["plots/img/g.svg", "results/d/x"]
+    assert left_out == ["plots/img/g.svg", "plots/old.png", "results/d/x"]
     assert b"REPORT.md" not in diff and b"plots/img" not in diff
+    assert b"plots/draw.gp" in diff
     record = provenance.left_out_record(left_out)
-    assert record["count"] == 2 and record == provenance.left_out_record(
+    assert record["count"] == 3 and record == provenance.left_out_record(
         list(reversed(left_out)))
     clone = tmp_path.parent / "clone"
     run(["git", "clone", "-q", str(tmp_path), str(clone)])

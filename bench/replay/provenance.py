@@ -27,6 +27,7 @@ that checkout) to check them and rerun a try.
 `python3 -m bench.replay.provenance scrub DIR...` rewrites the meta.json and
 sites/*.txt of older dirs with portable paths.
 """
+import fnmatch
 import gzip
 import hashlib
 import importlib.util
@@ -49,10 +50,12 @@ UNTRACKED_MAX = 1 << 20
 # results dirs below it (config_store()).
 CONFIG_STORE = "kernel-configs"
 CONFIG_LEVELS = 4
-# What the harness generates: a run finds them changed, and they are no
-# source of it (results dirs, REPORT.md and its figures; the database is
-# in the cache). git.diff leaves them out.
-GENERATED = ("results/", "plots/img/", "REPORT.md")
+# What the harness generates, as git glob pathspecs: a run finds them
+# changed, and they are no source of it (results dirs, REPORT.md and its
+# figures: in plots/img/, and in plots/ itself before 2026-12-06; the
+# database is in the cache). git.diff leaves them out.
+GENERATED = ("results/**", "plots/img/**", "plots/*.svg", "plots/*.png",
+             "plots/drawn-from.txt", "REPORT.md")
 
 
 class Problem(Exception):
@@ -129,7 +132,7 @@ def _git(root, *args):
 
 def generated(name):
     """name (a path in the checkout) is one the harness generates."""
-    return any(name == g or (g.endswith("/") and name.startswith(g))
+    return any(fnmatch.fnmatchcase(name, g.replace("**", "*"))
                for g in GENERATED)
 
 
@@ -139,7 +142,7 @@ def git_diff(root):
     left out). Generated files (GENERATED) are left out, changed or
     untracked, and so are untracked files bigger than UNTRACKED_MAX."""
     rc, diff = _git(root, "diff", "HEAD", "--binary", "--", ".",
-                    *(":(exclude)%s" % g.rstrip("/") for g in GENERATED))
+                    *(":(exclude,glob)" + g for g in GENERATED))
     if rc != 0:
         raise Problem("git diff HEAD failed in %s" % root)
     rc, out = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
