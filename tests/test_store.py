@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from types import SimpleNamespace
 
@@ -352,6 +353,39 @@ def test_a_damaged_dir_is_named_and_skipped_whole(url, tmp_path):
     p = run([DB, "ingest", "--db", url, "--root", str(root), str(root)],
             check=False)
     assert p.returncode == 1 and all(d in p.stderr for d in bad), p.stderr
+
+
+def test_a_schema_made_meanwhile_is_waited_for(url, monkeypatch):
+    """One process makes a new store's schema while another opens it. The
+    second must wait and then see the schema, even when the first commits
+    between the second's reading the version and reading the tables
+    (PostgreSQL reads each statement at its own snapshot)."""
+    made, commit, committed = (threading.Event() for _ in range(3))
+
+    def maker():
+        with backend.Store(url) as first, first.transaction():
+            first.lock_schema()
+            first.create()
+            made.set()
+            commit.wait(timeout=1)     # the opener's version read, or 1 s
+        committed.set()
+    real_version = backend.Store.version
+
+    def version(self):
+        v = real_version(self)
+        if self.in_transaction and v is None and not committed.is_set():
+            commit.set()               # the maker commits right here
+            committed.wait(timeout=10)
+        return v
+    monkeypatch.setattr(backend.Store, "version", version)
+    making = threading.Thread(target=maker)
+    making.start()
+    made.wait(timeout=10)
+    try:
+        with store.connect(url) as db:
+            assert db.version() == schema.SCHEMA_VERSION
+    finally:
+        making.join()
 
 
 def test_two_writers_at_once_lose_no_run(url, tmp_path):

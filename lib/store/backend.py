@@ -28,6 +28,9 @@ RETRIES = 20
 # serialization_failure, deadlock_detected, unique_violation (another
 # writer inserted the same key first)
 PG_RETRY = ("40001", "40P01", "23505")
+# the PostgreSQL advisory lock under which the schema is made, migrated
+# or reset (any constant of our own; SQLite's BEGIN IMMEDIATE is its lock)
+SCHEMA_LOCK = 0x6a6c62
 
 
 class StoreError(Exception):
@@ -218,6 +221,14 @@ class Store:
 
     # -- the schema -------------------------------------------------------
 
+    def lock_schema(self):
+        """Hold the schema still for the rest of the caller's transaction.
+        PostgreSQL reads each statement at its own snapshot, so without
+        it another process's CREATEs may commit between reading the
+        version and reading the tables."""
+        if self.dialect == "postgresql":
+            self.execute("SELECT pg_advisory_xact_lock(?)", [SCHEMA_LOCK])
+
     def tables(self):
         """The names of the tables the database has."""
         if self.dialect == "sqlite":
@@ -259,6 +270,7 @@ class Store:
             def make(s):
                 # decided inside the transaction: another process may
                 # have made the schema since version() was read
+                s.lock_schema()
                 if s.version() is not None:
                     return
                 if s.tables() - {"meta"}:
@@ -269,6 +281,7 @@ class Store:
         if have < want and all(v in schema.MIGRATIONS
                                for v in range(have, want)):
             def migrate(s):
+                s.lock_schema()
                 if s.version() != have:     # another process did it
                     return
                 for v in range(have, want):
@@ -295,6 +308,7 @@ class Store:
         kept = {t.name for t in schema.TABLES if t.kept}
 
         def reset(s):
+            s.lock_schema()
             for name in sorted(s.tables() - kept):
                 if name.startswith("sqlite_"):
                     continue
