@@ -469,9 +469,11 @@ def test_another_schema_version_is_refused_or_migrated(url, tmp_path,
     p = run([DB, "findings", "--db", url], check=False)
     assert p.returncode == 1 and "jlbench db rebuild" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
-    # a trivial step from 0 is known: migrated
-    monkeypatch.setattr(schema, "MIGRATIONS", {0: [
-        "INSERT INTO meta (name, value) VALUES ('migrated', 'from 0')"]})
+    # trivial steps from 0 are known: migrated
+    steps = {v: [] for v in range(schema.SCHEMA_VERSION)}
+    steps[0] = ["INSERT INTO meta (name, value) VALUES ('migrated', "
+                "'from 0')"]
+    monkeypatch.setattr(schema, "MIGRATIONS", steps)
     with store.connect(url) as db:
         assert db.version() == schema.SCHEMA_VERSION
         assert db.scalar("SELECT value FROM meta WHERE name = "
@@ -486,6 +488,30 @@ def test_another_schema_version_is_refused_or_migrated(url, tmp_path,
         assert len(runs_of(db)) == 1
         assert [s["note"] for s in query.states(db, "scan-a:c07")] == [
             "seen"]
+
+
+def test_a_version_1_store_gains_plugin_and_model_and_reads_them_again(
+        url, tmp_path):
+    root = tmp_path / "results"
+    meta_path = os.path.join(synthetic(root, profiles=False), "meta.json")
+    with open(meta_path) as f:
+        meta = json.load(f)
+    meta["plugin"] = {"path": "$JLBENCH_CACHE/qemu-plugin/branches-test.so"}
+    with open(meta_path, "w") as f:
+        json.dump(meta, f)
+    run([DB, "ingest", "--db", url, "--root", str(root), str(root)])
+    with backend.Store(url) as db:      # the store as version 1 made it
+        db.write(lambda s: [s.execute(statement) for statement in (
+            "ALTER TABLE run DROP COLUMN plugin",
+            "ALTER TABLE run DROP COLUMN model",
+            "UPDATE meta SET value = '1' WHERE name = 'schema_version'")])
+    with store.connect(url) as db:
+        assert db.version() == schema.SCHEMA_VERSION
+        assert db.query("SELECT plugin, content_hash FROM run") == [
+            {"plugin": "", "content_hash": ""}]
+        assert ingest.ingest(db, str(root), root=str(root)) == {
+            "replaced": 1}
+        assert db.scalar("SELECT plugin FROM run") == "branches-test.so"
 
 
 # Stand-in searches: their logs written by bench/bisection's own code,

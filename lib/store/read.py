@@ -369,7 +369,11 @@ def read_run(path, rel):
         "headline": (stats or {}).get("headline") or "",
         "protocol": json.dumps(protocol, sort_keys=True),
         "analysed": int(stats is not None),
-        "content_hash": content_hash(path, RUN_FILES)}
+        "content_hash": content_hash(path, RUN_FILES),
+        "plugin": os.path.basename((meta.get("plugin") or {}).get("path")
+                                   or ""),
+        "model": json.dumps(meta["model"], sort_keys=True)
+        if meta.get("model") else ""}
     return {"run": run, "harness": _harness(meta, rows),
             "kernels": _kernels(path, meta, rows),
             "figures": _figures(lines, excluded),

@@ -13,10 +13,16 @@ from collections import namedtuple
 # The layout's version, kept in meta. A database of another version is
 # refused (Store.prepare) unless MIGRATIONS leads from its version to
 # this one; `jlbench db rebuild` makes it again from the results dirs.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # {version: [statements]} that turn a database of that version into one
 # of version + 1 (trivial changes only: an added column or index).
-MIGRATIONS = {}
+MIGRATIONS = {
+    # run's plugin and model (the dashboard's compare names them); its
+    # content hash is forgotten, so that the next ingest reads them
+    1: ["ALTER TABLE run ADD COLUMN plugin TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE run ADD COLUMN model TEXT NOT NULL DEFAULT ''",
+        "UPDATE run SET content_hash = ''"],
+}
 REBUILD = "jlbench db rebuild"
 
 Column = namedtuple("Column", "name type doc")
@@ -105,7 +111,10 @@ TABLES = [
         ("analysed", "int", "1 when the dir has stats.json"),
         ("content_hash", "text", "sha256 of its runs.csv, meta.json, "
          "stats.json and summary.csv: a changed dir is ingested again"),
-        ("ingested_utc", "text", "when it was ingested")],
+        ("ingested_utc", "text", "when it was ingested"),
+        ("plugin", "text", "the branch-count plugin's file name "
+         "(meta.json `plugin.path`), '' without one"),
+        ("model", "text", "meta.json `model`, JSON, '' without one")],
         unique=[("path",)], refs={"harness_id": "harness"},
         index=[("workload",)], volatile=("ingested_utc",)),
     _table("run_kernel", "which kernel each variant of a run booted", [
