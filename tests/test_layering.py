@@ -50,10 +50,12 @@ LAYERS = {
     "analysis.documents": DOCUMENTS,
     "analysis": ANALYSIS,
     "plots": ANALYSIS | {"plots"},
+    # the dashboard: pages over the store, figures by analysis/'s rules
+    "web": ANALYSIS | {"web"},
     "guest-image": LIB,
     "kernel-variants": LIB,
 }
-FIRST_PARTY = ("lib", "bench", "analysis", "plots")
+FIRST_PARTY = ("lib", "bench", "analysis", "plots", "web")
 MAX_MODULES = 12
 
 
@@ -65,7 +67,7 @@ def python_files():
         path = ROOT / name
         top = name.split("/")[0]
         if top not in ("lib", "bench", "analysis", "plots", "guest-image",
-                       "kernel-variants") or not path.is_file():
+                       "kernel-variants", "web") or not path.is_file():
             continue
         with open(path, "rb") as f:
             head = f.readline()

@@ -174,11 +174,11 @@ class App:
             return self.page("findings", findings=data.findings(self.db()))
         if path == "/run":
             return self.run(one)
-        if path == "/data/series.json":
+        if path == "/data/series":
             return self.json(data.series(self.db(), one.get("workload", ""),
                                          one.get("metric", ""),
                                          one.get("label", "")))
-        if path == "/data/search.json":
+        if path == "/data/search":
             return self.json(data.search_series(self.db(),
                                                 one.get("path", "")))
         if path == "/fragment/compare":
@@ -252,8 +252,9 @@ class App:
             if "run" in what:
                 specs = ("%s:%s" % (pa, what["a"]), "%s:%s" % (pb,
                                                                 what["b"]))
-            else:
-                specs = (pa + ":", pb + ":")
+            else:       # the functions of the first kernel but the baseline
+                label = data.first_label(self.db(), pb)
+                specs = ("%s:%s" % (pa, label), "%s:%s" % (pb, label))
             workloads.append({
                 "workload": w, "a": pa, "b": pb,
                 "href": self.link("fragment/compare", workload=w, **what),
@@ -399,10 +400,10 @@ class App:
 
 def site_name(page, params):
     """A page's file in a site: the page and its parameters' values, each
-    encoded, joined by `--`."""
+    encoded (`-` too), joined by `--`."""
     ext = ".json" if page.startswith("data/") else ".html"
     return "--".join([page.replace("/", "-")] + [
-        enc(params[k]) for k in sorted(params)]) + ext
+        enc(params[k]).replace("-", "%2D") for k in sorted(params)]) + ext
 
 
 def text_type(name):

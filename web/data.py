@@ -161,7 +161,12 @@ def run_page(db, path):
         c["change"] = change_text(c) if c["baseline"] else ""
     children = db.query("SELECT path, workload, kind FROM run WHERE parent "
                         "= ? ORDER BY workload, path", [path])
+    previous = db.query(
+        "SELECT path FROM run WHERE workload = ? AND kind = ? AND "
+        "created_utc < ? AND analysed = 1 ORDER BY created_utc DESC LIMIT 1",
+        [run["workload"], run["kind"], run["created_utc"]])
     return {"run": run, "kernels": kernels, "tries": tries,
+            "previous": previous[0]["path"] if previous else "",
             "comparisons": comps, "children": children,
             "labels": sorted({t["label"] for t in tries})}
 
@@ -180,6 +185,15 @@ def shared_workloads(db, a, b):
     # the run's own workload first, then its suite's
     return [(w, wa[w], wb[w]) for w in sorted(
         set(wa) & set(wb), key=lambda w: (wb[w] != b, w))]
+
+
+def first_label(db, path):
+    """The first label of a run, by REPORT.md's order, but its baseline."""
+    rows = db.query("SELECT DISTINCT c.label FROM comparison c JOIN run r "
+                    "ON r.id = c.run_id WHERE r.path = ? AND c.baseline <> "
+                    "'' AND c.label_group = 'main'", [path])
+    labels = reference.label_order([r["label"] for r in rows])
+    return labels[0] if labels else ""
 
 
 def compare_runs(db, a, b, workload):

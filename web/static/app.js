@@ -20,7 +20,7 @@ function link(page, params) {
     }
     const ext = page.startsWith("data/") ? ".json" : ".html";
     const name = [page.replace(/\//g, "-")].concat(keys.sort().map(
-      (k) => enc(params[k]))).join("--") + ext;
+      (k) => enc(params[k]).replace(/-/g, "%2D"))).join("--") + ext;
     return enc(name);
   }
   return "/" + page + (keys.length ? "?" + keys.map(
@@ -225,7 +225,23 @@ async function graph() {
       ": click another point to compare the two runs.");
       return;
     }
-    window.location.href = link("compare", {a: picked.run, b: p.run});
+    const href = link("compare", {a: picked.run, b: p.run});
+    if (CONFIG.mode !== "site") {
+      window.location.href = href;
+      return;
+    }
+    // a static site has the pages of the pairs it links only
+    fetch(href, {method: "HEAD"}).then((r) => {
+      if (r.ok) {
+        window.location.href = href;
+        return;
+      }
+      selection.textContent = "This static site has no page comparing " +
+        picked.run + " and " + p.run + ": `jlbench serve` compares any " +
+        "two runs, as does `jlbench compare results/" + picked.run +
+        " results/" + p.run + "`.";
+      picked = null;
+    });
   }
 
   function redraw() {
@@ -267,7 +283,7 @@ async function graph() {
       "No series shown: add one above, or tick a hidden one.";
     const loaded = await Promise.all(shown.map((s) => {
       const p = splitSeries(s);
-      return fetchJSON(link("data/series.json", p)).then((rows) => [s, rows]);
+      return fetchJSON(link("data/series", p)).then((rows) => [s, rows]);
     }));
     const keys = [];
     const seen = new Set();
@@ -317,7 +333,7 @@ async function graph() {
       status.textContent = "The store has no scanned range.";
       return;
     }
-    const d = await fetchJSON(link("data/search.json", {path: state.search}));
+    const d = await fetchJSON(link("data/search", {path: state.search}));
     const steps = d.steps;
     const start = steps.length ? steps[0].mean : null;
     const floor = d.search.floor_pct;
