@@ -1,1 +1,2 @@
-"""jlbench dashboard: web pages over the results store (web/serve, web/site; docs/dashboard.md)."""
+"""jlbench dashboard: web pages over the results store (web/serve,
+web/site; docs/dashboard.md)."""

@@ -250,8 +250,8 @@ class App:
         workloads = []
         for w, pa, pb in shared:
             if "run" in what:
-                specs = ("%s:%s" % (pa, what["a"]), "%s:%s" % (pb,
-                                                                what["b"]))
+                specs = ("%s:%s" % (pa, what["a"]),
+                         "%s:%s" % (pb, what["b"]))
             else:       # the functions of the first kernel but the baseline
                 label = data.first_label(self.db(), pb)
                 specs = ("%s:%s" % (pa, label), "%s:%s" % (pb, label))

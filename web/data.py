@@ -202,8 +202,8 @@ def compare_runs(db, a, b, workload):
     pair = [(pa, pb) for w, pa, pb in shared_workloads(db, a, b)
             if w == workload]
     if not pair:
-        raise LookupError("%s and %s share no workload %s" % (a, b,
-                                                             workload))
+        raise LookupError("%s and %s share no workload %s"
+                          % (a, b, workload))
     old, new = StoredRun(db, pair[0][0]), StoredRun(db, pair[0][1])
     rows = [row(r, r.label) for r in two_runs.rows(
         old, new, calibrate.for_run(new.meta))]

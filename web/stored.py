@@ -15,7 +15,6 @@ import json
 from analysis.results import compat, reference
 from analysis.results.load import FormatError, model_cycles, read_runs
 from lib.format import schema
-from lib.store import read as store_read
 
 
 class StoredRun:
