@@ -288,6 +288,10 @@ class App:
         why they cannot be listed."""
         try:
             d = self.dir_of(path)
+            with open(os.path.join(d, "meta.json")) as f:
+                json.load(f)
+            if not os.path.isfile(os.path.join(d, "runs.csv")):
+                raise FormatError("no runs.csv")
             top = sorted(n for n in os.listdir(d)
                          if os.path.isfile(os.path.join(d, n))
                          and n != rawfiles.ARCHIVE)
