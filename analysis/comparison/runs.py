@@ -107,14 +107,24 @@ def pairs(old, new, label, metric):
 
 
 def frame(res, label, metric):
-    """DataFrame (seed, round, icount, value) of the ok runs of label."""
-    runs = res.runs
-    ok = runs[(runs["status"] == "ok") & (runs["label"] == label)]
-    out = pd.DataFrame({"seed": ok["perturb_seed"].astype(str).values,
-                        "round": ok["round"].astype(int).values,
-                        "icount": (ok["accel"] == "icount").values,
-                        "value": per_run(ok, metric)[0].values})
-    return out.dropna()
+    """DataFrame (seed, round, icount, value) of the ok runs of label.
+    A dir's ok runs and each metric's figures of them are worked out once
+    per dir (kept in res), as rows() asks for every label and metric."""
+    cache = res.__dict__.setdefault("_frames", {})
+    if "ok" not in cache:
+        runs = res.runs
+        ok = runs[runs["status"] == "ok"]
+        cache["ok"] = ok
+        cache["keys"] = pd.DataFrame({
+            "seed": ok["perturb_seed"].astype(str).values,
+            "round": ok["round"].astype(int).values,
+            "icount": (ok["accel"] == "icount").values})
+        cache["label"] = ok["label"].values
+    if metric not in cache:
+        cache[metric] = per_run(cache["ok"], metric)[0].values
+    mine = cache["label"] == label
+    out = cache["keys"][mine].assign(value=cache[metric][mine])
+    return out.dropna().reset_index(drop=True)
 
 
 def judge(c, same_kernel, env_changed, floor):
