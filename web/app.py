@@ -96,6 +96,8 @@ class App:
             return ("" if self.mode == "site" else "/") + "report-files/" + \
                 params["key"]
         if self.mode == "site":
+            if page == "overview":
+                return "index.html"
             if page == "files":
                 return "files/" + quote(params["path"])
             if page in ("graph", "findings"):
@@ -203,18 +205,41 @@ class App:
             return self.file(path[len("/files/"):])
         raise NotFound("no page %s" % path)
 
+    def nav(self):
+        """[(page, link)] of the menu: Compare and Run open the newest
+        run's (its first kernel against its baseline)."""
+        def newest():
+            run = data.newest_run(self.db())
+            if run is None:
+                return None
+            return run["path"], run["baseline"], data.first_label(
+                self.db(), run["path"])
+        try:
+            run = self.memoized("newest", newest)
+        except store.StoreError:
+            run = None
+        links = {"overview": self.link("overview"),
+                 "graph": self.link("graph"),
+                 "findings": self.link("findings"),
+                 "compare": self.link("overview"),
+                 "run": self.link("overview")}
+        if run:
+            links["run"] = self.link("run", run=run[0])
+            if run[2]:
+                links["compare"] = self.link("compare", run=run[0],
+                                             a=run[1], b=run[2])
+        return [(p, links[p]) for p in PAGES]
+
     def page(self, name, status=200, **values):
         config = {"mode": self.mode, "page": name}
         html = self.env.get_template(name + ".html").render(
-            config=config, nav=[(p, self.link(p)) for p in PAGES],
-            current=name, **values)
+            config=config, nav=self.nav(), current=name, **values)
         return Response(status, html)
 
     def error(self, status, message):
         html = self.env.get_template("error.html").render(
             config={"mode": self.mode, "page": "error"}, current="",
-            nav=[(p, self.link(p)) for p in PAGES], status=status,
-            message=message)
+            nav=self.nav(), status=status, message=message)
         return Response(status, html)
 
     def json(self, value):
