@@ -260,10 +260,9 @@ def test_site_writes_every_linked_page(tmp_path):
         if name.endswith(".html"):
             hrefs |= {h.split('"')[0].split("?")[0] for h in (
                 out / name).read_text().split('href="')[1:]}
-    # (--no-reports: the run pages say REPORT.md is not there; these
-    # runs have no profiles, which their compare pages say)
+    # (--no-reports: the run pages say REPORT.md is not there)
     local = [h for h in hrefs if not h.startswith((
-        "#", "http", "fragment-report", "fragment-profile"))]
+        "#", "http", "fragment-report"))]
     assert any(h.startswith("compare--") for h in local)
     assert any(h.startswith("files/") for h in local)
     for href in local:

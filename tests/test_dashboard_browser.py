@@ -14,6 +14,7 @@ import os
 import sys
 import time
 import urllib.request
+from urllib.parse import quote
 
 import pytest
 
@@ -21,10 +22,7 @@ from conftest import ROOT
 import webserver
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
-try:
-    import synthdb  # noqa: E402
-except ImportError:
-    synthdb = None
+import synthdb  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("dashboard_browser")
 RUN = "20261206T223428Z-7bf1103"
@@ -113,8 +111,12 @@ def load(driver, url, shots=None, name=None):
 
 
 def page_done(driver, shots=None, name=None):
+    """Fail on a console error; keep a screenshot as name (a PNG)."""
     if shots and name:
-        driver.save_screenshot(os.path.join(shots, name + ".png"))
+        path = os.path.join(shots, name + ".png")
+        assert driver.save_screenshot(path)
+        with open(path, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     errors = console_errors(driver)
     assert not errors, errors
 
@@ -267,30 +269,27 @@ def test_findings_filters_live_in_the_url(browser, synthetic):
 
 
 def test_strings_from_data_stay_text(browser, synthetic):
+    """A host, a commit subject, a label and a note made of markup show
+    as text: no alert, no element of theirs in the DOM."""
     from selenium.common.exceptions import NoAlertPresentException
-    made = synthetic.made
-    hostile = made["hostile"]
-    for target in ["/", "/findings", "/run?run=" + hostile["run"],
-                   "/graph?s=" + ":".join(hostile["series"])]:
+    hostile = synthetic.made["hostile"]
+    strings = hostile["strings"]
+    run = hostile["label_runs"][-1]
+    for target, shown in (
+            ("/findings", [strings["script"], strings["note"]]),
+            ("/run?run=" + run, [strings["label"], strings["script"]]),
+            ("/compare?run=%s&a=atomic-read&b=%s" % (
+                run, quote(strings["label"], safe="")), [strings["label"]]),
+            ("/graph?s=" + quote("tbench:ops_per_s:" + strings["label"],
+                                 safe=""), [strings["label"]])):
         load(browser, synthetic.url + target)
-        time.sleep(0.5)
+        wait_for(browser, "return document.body.dataset.loaded",
+                 "the page's data")
         with pytest.raises(NoAlertPresentException):
             browser.switch_to.alert.text
         assert not browser.find_elements("css selector", "img[src='x']")
-        assert not browser.execute_script(
-            "return [...document.scripts].some((s) => s.textContent"
-            ".includes('alert(1)') && s.type !== 'application/json')")
-    load(browser, synthetic.url + "/findings")
-    body = browser.find_element("tag name", "body").text
-    assert "<script>alert(1)</script>" in body
-
-
-def test_screenshots_of_the_five_pages(shots):
-    """Runs last: the five pages' screenshots are there (docs/dashboard.md
-    shows them)."""
-    names = sorted(n for n in os.listdir(shots) if n.endswith(".png"))
-    assert names == ["compare.png", "findings.png", "graph.png",
-                     "overview.png", "run.png"], names
-    for n in names:
-        with open(os.path.join(shots, n), "rb") as f:
-            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+        assert not browser.find_elements("css selector", "main b")
+        body = browser.find_element("tag name", "body").text
+        for text in shown:
+            assert text in body, (target, text)
+        page_done(browser)

@@ -159,12 +159,19 @@ class App:
         try:
             return self.route(path, q)
         except NotFound as e:
-            return self.error(404, str(e))
+            status, message = 404, str(e)
         except (FormatError, LookupError, ValueError, OSError) as e:
-            return self.error(404 if isinstance(e, LookupError) else 500,
-                              "%s: %s" % (type(e).__name__, e))
+            status = 404 if isinstance(e, LookupError) else 500
+            message = "%s: %s" % (type(e).__name__, e)
         except store.StoreError as e:
-            return self.error(503, str(e))
+            status, message = 503, str(e)
+        if path.startswith("/fragment/"):
+            # a part of a page that is there: the page says why its part
+            # is not (a run without profiles, a dir on another machine)
+            return Response(200, self.env.from_string(
+                '<p class="error">Not available: {{ m }}</p>').render(
+                    m=message))
+        return self.error(status, message)
 
     def route(self, path, q):
         one = {k: v[0] for k, v in q.items()}

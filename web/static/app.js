@@ -383,7 +383,9 @@ async function graph() {
   if (!state.series.length && state.x !== "range") {
     state.series.push("tbench:ops_per_s:jump-label");
   }
-  redraw();
+  setGraphState(state);
+  drawList();
+  return draw().catch((e) => { status.textContent = String(e); });
 }
 
 // ---- compare: the ~ rows, and each workload's functions ---------------
@@ -405,9 +407,7 @@ function compare() {
       apply();
     }
   }
-  Promise.all([worker(), worker()]).then(() => {
-    document.body.dataset.loaded = "1";
-  });
+  const done = Promise.all([worker(), worker()]);
   box.addEventListener("change", () => {
     const p = new URLSearchParams(window.location.search);
     if (box.checked) p.set("all", "1"); else p.delete("all");
@@ -425,6 +425,7 @@ function compare() {
       loadFragment(target, d.dataset.href);
     });
   });
+  return done;
 }
 
 // A server-rendered fragment (already escaped) into target.
@@ -478,14 +479,18 @@ function findings() {
 
 function run() {
   const target = document.getElementById("report");
-  loadFragment(target, target.dataset.href);
+  return loadFragment(target, target.dataset.href);
 }
 
 const PAGES = {overview, graph, compare, findings, run};
 document.addEventListener("DOMContentLoaded", () => {
   const fn = PAGES[CONFIG.page];
   if (fn) {
-    Promise.resolve(fn()).catch((e) => {
+    // body[data-loaded]: the page has its data (the browser tests wait
+    // for it)
+    Promise.resolve(fn()).then(() => {
+      document.body.dataset.loaded = "1";
+    }, (e) => {
       const p = el("p", "The page's script failed: " + e, {class: "error"});
       document.querySelector("main").prepend(p);
       throw e;
