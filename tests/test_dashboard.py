@@ -97,6 +97,10 @@ def test_every_page_answers(dashboard):
     table = get(dashboard, "/fragment/compare?a=%s&b=%s&workload=tbench"
                 % (OLDER, RUN))
     assert "ops_per_s (headline)" in table and "what differs:" in table
+    assert "kernel_insns/op" not in table
+    counters = get(dashboard, "/fragment/compare?a=%s&b=%s&workload=tbench&"
+                   "metrics=counters" % (OLDER, RUN))
+    assert "kernel_insns/op" in counters and "headline" not in counters
     labels = get(dashboard, "/fragment/compare?run=%s&a=atomic-read&"
                  "b=jump-label&workload=tbench" % RUN)
     assert report_cell("jump-label", 4) in labels

@@ -295,21 +295,30 @@ class App:
                 specs = ("%s:%s" % (pa, label), "%s:%s" % (pb, label))
             workloads.append({
                 "workload": w, "a": pa, "b": pb,
-                "href": self.link("fragment/compare", workload=w, **what),
+                "href": self.link("fragment/compare", workload=w,
+                                  metrics="throughput", **what),
+                "counters": self.link("fragment/compare", workload=w,
+                                      metrics="counters", **what),
                 "profile": {"a": specs[0], "b": specs[1],
                             "href": self.link("fragment/profile",
                                               a=specs[0], b=specs[1])}})
         return self.page("compare", title=title, workloads=workloads)
 
     def compare_fragment(self, one):
-        """One workload's table of a compare page."""
+        """One workload's table of a compare page: its throughput metrics
+        (metrics=throughput, loaded with the page) or its counters
+        (metrics=counters, loaded when opened)."""
         what, _ = self.sides(one)
         w = one.get("workload", "")
+        which = one.get("metrics", "throughput")
+        if which not in ("throughput", "counters"):
+            raise NotFound("metrics=%s: throughput or counters" % which)
         if "run" in what:
             d = data.compare_labels(self.db(), what["run"], what["a"],
-                                    what["b"], w)
+                                    what["b"], w, which)
         else:
-            d = data.compare_runs(self.db(), what["a"], what["b"], w)
+            d = data.compare_runs(self.db(), what["a"], what["b"], w, which)
+        d["which"] = which
         return self.env.get_template("compare_workload.html").render(w=d)
 
     def run(self, one):

@@ -13,6 +13,7 @@ from analysis.results import reference
 from analysis.results.load import FormatError
 from analysis.sections import fmt as F
 from analysis.stats import calibrate
+from lib.format import schema as fs
 from lib.store import query, schema as store_schema
 from web.stored import StoredRun
 
@@ -196,9 +197,10 @@ def first_label(db, path):
     return labels[0] if labels else ""
 
 
-def compare_runs(db, a, b, workload):
+def compare_runs(db, a, b, workload, which="all"):
     """Two runs side by side on a workload they share: what differs, and
-    per metric and label the change b vs a by analysis/compare's rule."""
+    per metric (which: analysis/comparison/runs.py rows()') and label the
+    change b vs a by analysis/compare's rule."""
     pair = [(pa, pb) for w, pa, pb in shared_workloads(db, a, b)
             if w == workload]
     if not pair:
@@ -206,12 +208,12 @@ def compare_runs(db, a, b, workload):
                           % (a, b, workload))
     old, new = StoredRun(db, pair[0][0]), StoredRun(db, pair[0][1])
     rows = [row(r, r.label) for r in two_runs.rows(
-        old, new, calibrate.for_run(new.meta))]
+        old, new, calibrate.for_run(new.meta), which)]
     return {"workload": workload, "a": old.path, "b": new.path,
             "differs": what_changed(old, new), "rows": rows}
 
 
-def compare_labels(db, run, a, b, workload):
+def compare_labels(db, run, a, b, workload, which="all"):
     """Two labels of one run side by side on a workload of the run or its
     suite. Against the run's baseline the figures are the run's own
     comparisons (REPORT.md's); otherwise analysis/compare's rule on the
@@ -225,9 +227,11 @@ def compare_labels(db, run, a, b, workload):
                  "new": F.val(c["mean"]), "change": change_text(c),
                  "p": F.p(c["p_t"]), "n": c["n"], "how": c["method"],
                  "marker": c["marker"] or ""}
-                for c in query.comparisons(db, path, label=b)]
+                for c in query.comparisons(db, path, label=b)
+                if which == "all" or (which == "throughput") == (
+                    c["metric"] in fs.THROUGHPUT)]
     else:
-        rows = label_rows(stored, a, b)
+        rows = label_rows(stored, a, b, which)
     return {"workload": workload, "a": path, "b": path, "differs": [],
             "rows": rows}
 
@@ -240,11 +244,12 @@ def row(r, label):
             "how": r.how, "marker": r.mark}
 
 
-def label_rows(stored, a, b):
+def label_rows(stored, a, b, which="all"):
     """The rows of label b against label a of one run: the run split in
     two runs of one label each, compared as two runs are."""
     return [row(r, "%s vs %s" % (b, a)) for r in two_runs.rows(
-        _Only(stored, a), _Only(stored, b), calibrate.for_run(stored.meta))]
+        _Only(stored, a), _Only(stored, b), calibrate.for_run(stored.meta),
+        which)]
 
 
 class _Only:

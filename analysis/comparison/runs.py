@@ -153,21 +153,25 @@ def judge(c, same_kernel, env_changed, floor):
 Row = namedtuple("Row", "name metric label old new c n_old n_new how mark")
 
 
-def rows(old, new, cal):
+def rows(old, new, cal, which="all"):
     """[Row] per metric and label found in both dirs, the headline first;
-    cal: the calibration (analysis/stats/calibrate.py load()) or None."""
+    cal: the calibration (analysis/stats/calibrate.py load()) or None;
+    which: "all" metrics, the "throughput" ones only, or the "counters"
+    only."""
     labels = reference.label_order(
         [lab for lab in old.runs["label"] if lab in set(new.runs["label"])])
     cols_old = set(schema.counter_columns(old.runs.columns))
-    counters = [c for c in schema.counter_columns(new.runs.columns)
-                if c in cols_old]
+    columns = [c for c in schema.counter_columns(new.runs.columns)
+               if c in cols_old]
     out = []
     env_changed = bool(differences(old, new))
     k_old, k_new = kernels(old), kernels(new)
     accel = accel_of(new)
     head = metrics.headline(accel) if accel in schema.ACCEL \
         else "throughput_mbps"
-    names = [head] + [m for m in metrics.names() if m != head] + counters
+    names = [head] + [m for m in metrics.names() if m != head]
+    names = (names if which != "counters" else []) + (
+        columns if which != "throughput" else [])
     for metric in names:
         thr = metric in schema.THROUGHPUT
         name = metric if not thr else metric + (

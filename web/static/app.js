@@ -417,14 +417,15 @@ function compare() {
     apply();
   });
   apply();
-  document.querySelectorAll("details.profile").forEach((d) => {
-    d.addEventListener("toggle", () => {
-      const target = d.querySelector(".fragment");
-      if (!d.open || target.dataset.loaded) return;
-      target.dataset.loaded = "1";
-      loadFragment(target, d.dataset.href);
+  document.querySelectorAll("details.profile, details.counters").forEach(
+    (d) => {
+      d.addEventListener("toggle", () => {
+        const target = d.querySelector(".fragment");
+        if (!d.open || target.dataset.loaded) return;
+        target.dataset.loaded = "1";
+        loadFragment(target, d.dataset.href).then(apply);
+      });
     });
-  });
   return done;
 }
 
