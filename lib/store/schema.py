@@ -13,7 +13,7 @@ from collections import namedtuple
 # The layout's version, kept in meta. A database of another version is
 # refused (Store.prepare) unless MIGRATIONS leads from its version to
 # this one; `jlbench db rebuild` makes it again from the results dirs.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # {version: [statements]} that turn a database of that version into one
 # of version + 1 (trivial changes only: an added column or index).
 MIGRATIONS = {
@@ -22,6 +22,9 @@ MIGRATIONS = {
     1: ["ALTER TABLE run ADD COLUMN plugin TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE run ADD COLUMN model TEXT NOT NULL DEFAULT ''",
         "UPDATE run SET content_hash = ''"],
+    # a run's suite and the newest runs, looked up by the dashboard
+    2: ["CREATE INDEX IF NOT EXISTS run_parent ON run (parent)",
+        "CREATE INDEX IF NOT EXISTS run_created_utc ON run (created_utc)"],
 }
 REBUILD = "jlbench db rebuild"
 
@@ -116,7 +119,8 @@ TABLES = [
          "(meta.json `plugin.path`), '' without one"),
         ("model", "text", "meta.json `model`, JSON, '' without one")],
         unique=[("path",)], refs={"harness_id": "harness"},
-        index=[("workload",)], volatile=("ingested_utc",)),
+        index=[("workload",), ("parent",), ("created_utc",)],
+        volatile=("ingested_utc",)),
     _table("run_kernel", "which kernel each variant of a run booted", [
         ("run_id", "int", "the run"),
         ("variant", "text", "the variant"),
