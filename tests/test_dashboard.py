@@ -17,13 +17,15 @@ from conftest import PYTHON, ROOT, run
 import webserver
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "analysis"))
+sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from analysis.comparison import runs as two_runs  # noqa: E402
 from analysis.results.load import Results  # noqa: E402
 from analysis.stats import calibrate  # noqa: E402
 from lib import store  # noqa: E402
-from web import app, server  # noqa: E402
+from web import app, data, server  # noqa: E402
 from web.stored import StoredRun  # noqa: E402
 import synth  # noqa: E402
+import synthdb  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("dashboard")
 RUN = "20261206T223428Z-7bf1103"
@@ -108,6 +110,36 @@ def test_every_page_answers(dashboard):
     assert "raw/001-" in run_page and "fragment/report" in run_page
     assert "No finding" in get(dashboard, "/findings")
     assert dashboard.respond("GET", "/run?run=nothing").status == 404
+
+
+def test_the_graph_catalog_is_every_distinct_value(committed):
+    with store.connect(committed) as db:
+        cat = data.catalog(db)
+
+        def column(sql):
+            return sorted(r[0] for r in db.execute(sql).fetchall())
+        assert cat["metrics"] == column("SELECT DISTINCT metric FROM "
+                                        "comparison")
+        assert cat["labels"] == column("SELECT DISTINCT label FROM "
+                                       "comparison")
+        assert cat["workloads"] == column("SELECT DISTINCT workload FROM "
+                                          "run")
+
+
+def test_pages_over_a_postgresql_store(pg_server):
+    """The same pages over a PostgreSQL store (a synthetic one)."""
+    url = pg_server.new_database()
+    made = synthdb.make(url, runs=60, seed=3)
+    dashboard = app.App(url)
+    a, b = made["pair"]
+    assert b in get(dashboard, "/")
+    assert "ops_per_s (headline)" in get(
+        dashboard, "/fragment/compare?a=%s&b=%s&workload=tbench" % (a, b))
+    series = json.loads(get(dashboard, "/data/series?workload=tbench&"
+                            "metric=ops_per_s&label=jump-label"))
+    assert b in [s["run"] for s in series]
+    findings = get(dashboard, "/findings")
+    assert findings.count("data-state=") == len(made["finding_ids"])
 
 
 def test_a_file_of_a_run_and_its_packed_raw_files(dashboard):
