@@ -70,6 +70,10 @@ def enc(text):
 
 
 class App:
+    """The dashboard over the store at url (default: the store's default)
+    and the results dirs under results (default: the checkout's), its
+    links in mode's style ("serve" or "site")."""
+
     def __init__(self, url=None, results=None, mode="serve"):
         self.url = url or store.default_url()
         self.results = os.path.realpath(results or os.path.join(
@@ -77,14 +81,13 @@ class App:
         self.mode = mode
         self.reports = os.path.join(hostinfo.cache_dir(), "dashboard")
         self.local = threading.local()
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()            # the memo's
+        self.report_lock = threading.Lock()     # one REPORT.md at a time
         self.memo = {}
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),
             autoescape=True, undefined=jinja2.StrictUndefined)
-        self.env.globals.update(link=self.link, page_link=self.page_link,
-                                STATES=data.STATES)
-        self.env.filters["tojson_attr"] = lambda v: json.dumps(v)
+        self.env.globals.update(link=self.link, STATES=data.STATES)
 
     # -- links --------------------------------------------------------------
 
@@ -112,9 +115,6 @@ class App:
         return "/%s%s" % (page, "?" + "&".join(
             "%s=%s" % (k, enc(v)) for k, v in params.items())
             if params else "")
-
-    def page_link(self, page):
-        return self.link(page)
 
     # -- the store ------------------------------------------------------------
 
@@ -428,7 +428,7 @@ class App:
                              .encode()).hexdigest()[:20]
         out = os.path.join(self.reports, key)
         report = os.path.join(out, "REPORT.md")
-        with self.lock:     # one report at a time: each takes both CPUs
+        with self.report_lock:      # each takes both CPUs for seconds
             if not os.path.isfile(report):
                 make_report(self.dir_of(path), out)
         with open(report) as f:
@@ -529,13 +529,6 @@ def render_markdown(text, images=""):
     md.inlinePatterns.deregister("html")
     md.treeprocessors.register(_Links(md, images), "jlbench_links", 0)
     return md.convert(text)
-
-
-def timed(app, target):
-    """(seconds, Response) of one GET: the server time of a page."""
-    start = time.perf_counter()
-    r = app.respond("GET", target)
-    return time.perf_counter() - start, r
 
 
 def warn(message):
