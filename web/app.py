@@ -180,7 +180,8 @@ class App:
                 "overview", lambda: data.overview(self.db())))
         if path == "/graph":
             return self.page("graph", catalog=self.memoized(
-                "catalog", lambda: data.catalog(self.db())))
+                "catalog", lambda: data.catalog(self.db())),
+                default=data.DEFAULT_SERIES)
         if path == "/compare":
             return self.compare(one)
         if path == "/findings":

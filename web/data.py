@@ -13,6 +13,7 @@ from analysis.results import reference
 from analysis.results.load import FormatError
 from analysis.sections import fmt as F
 from analysis.stats import calibrate
+from lib import variants, workloads
 from lib.format import schema as fs
 from lib.store import query, schema as store_schema
 from web.stored import StoredRun
@@ -21,7 +22,8 @@ HEADLINE = "ops_per_s"
 # the kinds of run a graph across commits draws by default (env: the
 # environment studies; step: a search's candidates, drawn by range)
 GRAPH_KINDS = ("run", "suite", "example")
-AXES = ("commit", "kernel", "range")
+# the series a graph shows when its URL names none
+DEFAULT_SERIES = (workloads.DEFAULT, HEADLINE, variants.JUMP)
 
 
 def fingerprint(db):

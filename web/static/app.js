@@ -381,7 +381,7 @@ async function graph() {
     });
   }
   if (!state.series.length && state.x !== "range") {
-    state.series.push("tbench:ops_per_s:jump-label");
+    state.series.push(form.dataset.default);
   }
   setGraphState(state);
   drawList();
