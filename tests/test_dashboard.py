@@ -106,6 +106,11 @@ def test_every_page_answers(dashboard):
     labels = get(dashboard, "/fragment/compare?run=%s&a=atomic-read&"
                  "b=jump-label&workload=tbench" % RUN)
     assert report_cell("jump-label", 4) in labels
+    functions = get(dashboard, "/fragment/profile?a=%s:atomic-read&"
+                    "b=%s:jump-label" % (RUN, RUN))
+    assert "paired median" in functions and "TOTAL, kernel" in functions
+    assert "Static keys on the changed path" in functions or \
+        "not in this machine's cache" in functions
     run_page = get(dashboard, "/run?run=%s" % RUN)
     assert "raw/001-" in run_page and "fragment/report" in run_page
     assert "No finding" in get(dashboard, "/findings")

@@ -27,7 +27,7 @@ import jinja2
 import markdown
 from markdown.treeprocessors import Treeprocessor
 
-from analysis.comparison import profile as profiles
+from analysis.comparison import pathkeys, profile as profiles
 from analysis.results.load import FormatError, Results
 from analysis.sections import wherefrom
 from lib import ROOT, hostinfo
@@ -411,7 +411,8 @@ class App:
             d = profiles.compare(specs[0], specs[1])
         except profiles.UnknownLabel as e:
             raise NotFound(str(e))
-        return render_markdown(wherefrom.text(d, TOP_FUNCTIONS))
+        return render_markdown(wherefrom.text(d, TOP_FUNCTIONS) + "\n" +
+                               keys_text(specs[1][0], d))
 
     def report_fragment(self, path):
         """A run's REPORT.md as HTML, made on first request (a few
@@ -448,6 +449,27 @@ class App:
             raise NotFound("no report file %s" % rest)
         with open(full, "rb") as f:
             return Response(200, f.read(), text_type(name))
+
+
+def keys_text(res, d):
+    """Markdown: the static keys the sites of the listed functions test,
+    named from res's jump-label build (when it is in this machine's
+    cache)."""
+    build = pathkeys.build_dir(res)
+    if build is None:
+        return ("The static keys on the changed path are named from the "
+                "%s build's vmlinux, which is not in this machine's cache."
+                % pathkeys.JUMP)
+    keys = pathkeys.site_keys(build)
+    rows = [(r["name"], keys[r["name"]]) for r in d.rows(TOP_FUNCTIONS)
+            if r["kind"] == "function" and keys.get(r["name"])]
+    if not rows:
+        return "No listed function has static-key sites."
+    return "Static keys on the changed path (the keys the listed " \
+        "functions' sites test, from the %s build):\n\n" % pathkeys.JUMP + \
+        "| function | static keys at its sites |\n|---|---|\n" + "".join(
+            "| `%s` | %s |\n" % (name, ", ".join("`%s`" % k for k in ks))
+            for name, ks in rows)
 
 
 def site_name(page, params):
