@@ -300,7 +300,6 @@ def findings(db):
     for f in rows:
         f["top"] = _top(f.get("top_functions"))
         f["change"] = change_text(f)
-        f["subject"] = f["revision"]
     rows.sort(key=lambda f: (f["search"], f["id"]), reverse=True)
     return rows
 
