@@ -15,6 +15,7 @@ the cache), and the static scripts, Chart.js from Debian's libjs-chart.js.
 """
 import hashlib
 import json
+import math
 import mimetypes
 import os
 import subprocess
@@ -155,16 +156,15 @@ class App:
                 seg in (".", "..") for seg in path.split("/")):
             return Response(400, "refused: the path has . or .. segments\n",
                             "text/plain; charset=utf-8")
-        q = {k: v for k, v in parse_qs(parts.query).items()}
         try:
-            return self.route(path, q)
+            return self.route(path, parse_qs(parts.query))
         except NotFound as e:
             status, message = 404, str(e)
-        except (FormatError, LookupError, ValueError, OSError) as e:
-            status = 404 if isinstance(e, LookupError) else 500
-            message = "%s: %s" % (type(e).__name__, e)
         except store.StoreError as e:
             status, message = 503, str(e)
+        except Exception as e:      # a damaged dir or row: its page says so
+            status = 404 if isinstance(e, LookupError) else 500
+            message = "%s: %s" % (type(e).__name__, e)
         if path.startswith("/fragment/"):
             # a part of a page that is there: the page says why its part
             # is not (a run without profiles, a dir on another machine)
@@ -251,9 +251,10 @@ class App:
         return Response(status, html)
 
     def json(self, value):
-        return Response(200, json.dumps(value, default=str,
-                                        allow_nan=False).replace(
-            "NaN", "null"), "application/json")
+        """A JSON answer (NaN and infinities, which JSON lacks, as
+        null)."""
+        return Response(200, json.dumps(finite(value), default=str,
+                                        allow_nan=False), "application/json")
 
     # -- pages ------------------------------------------------------------
 
@@ -449,6 +450,17 @@ class App:
             raise NotFound("no report file %s" % rest)
         with open(full, "rb") as f:
             return Response(200, f.read(), text_type(name))
+
+
+def finite(value):
+    """value with every NaN or infinite float (in lists and dicts) None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
 
 
 def keys_text(res, d):
