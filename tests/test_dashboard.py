@@ -277,6 +277,15 @@ def test_a_damaged_dir_shows_its_error_on_its_own_pages(tmp_path):
     assert 'id="run-error"' in page and "cannot be read" in page
     assert get(dashboard, "/run?run=" + os.path.basename(good))
     assert get(dashboard, "/")
+    # a damaged row: its part of a page says so, the page answers
+    with store.connect(db) as s:
+        s.write(lambda w: w.execute("UPDATE run SET protocol = '{' WHERE "
+                                    "path = ?", [os.path.basename(bad)]))
+    part = get(dashboard, "/fragment/compare?a=%s&b=%s&workload=tbench" % (
+        os.path.basename(good), os.path.basename(bad)))
+    assert "Not available: JSONDecodeError" in part
+    assert dashboard.respond("GET", "/compare?a=%s&b=%s" % (
+        os.path.basename(good), os.path.basename(bad))).status == 200
 
 
 def test_site_writes_every_linked_page(tmp_path):
