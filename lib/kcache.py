@@ -5,7 +5,9 @@ by evicting the least recently used.
 
 Usage:
   lib/kcache.py status                 what the bound counts, and why each
-                                       entry is kept or could go
+                                       entry is kept or could go; then
+                                       every other part of the cache, its
+                                       size and what bounds it
   lib/kcache.py trim [--keep PATH]...  evict until under the limit (with
                                        the kernels' lock: after a build)
   lib/kcache.py slim DIR               drop a build dir's objects
@@ -19,8 +21,10 @@ a kernel, an image's own time, touched when guest-image/build reuses it.
 The limit is $JLBENCH_CACHE_LIMIT (a size: 20G by default, 500M, 0 for
 none); the other parts of the cache have bounds of their own (ccache:
 $CCACHE_MAXSIZE; the source trees: kernel-variants/build keeps four and
-two anchors). trim evicts, oldest use first, every entry it may until
-the total is under the limit. It never evicts:
+two anchors) or none (the test suite's caches and histories, the store):
+status lists each with its size on disk and what bounds it (OUTSIDE).
+trim evicts, oldest use first, every entry it may until the total is
+under the limit. It never evicts:
   - what a running command pinned: bench/scan and bench/bisect pin every
     kernel and image of their steps until they end, bench/run its own
     for as long as it runs (a pin is a file under kernels/pins/ that its
@@ -341,6 +345,59 @@ def slim(build):
     return freed
 
 
+# The parts of the cache outside the bound, and what bounds each (status
+# lists them with their size; any other part is a tool's own build).
+OUTSIDE = {
+    "src": "Linux source trees: kernel-variants/build keeps the four "
+           "newest and two anchors, by count, not size",
+    "ccache": "ccache's own bound ($CCACHE_MAXSIZE, 8G unless set), least "
+              "recently used first",
+    "jlbench.db": "the results store: never evicted (`jlbench db rebuild` "
+                  "makes it again from the results dirs)",
+    "dashboard": "REPORT.md and figures jlbench serve made: not bounded, "
+                 "each made again when removed",
+    "test-caches": "the test suite's own caches (tests/conftest.py): not "
+                   "bounded; removing them costs the next tests/run a "
+                   "rebuild",
+    "test-repos": "the test suite's git histories: not bounded, made again "
+                  "when removed",
+}
+OTHER = "a tool's own build (agent, module, plugin, ...): one per input"
+
+
+def outside(cache):
+    """[(part, bytes on disk, what bounds it)] of every top-level part of
+    the cache but the bounded kernels/ and initramfs/, largest first. A
+    file with several links (the source trees share most of theirs) is
+    counted once, as du does."""
+    seen = set()
+    out = []
+    for name in sorted(os.listdir(cache)) if os.path.isdir(cache) else []:
+        if name in ("kernels", "initramfs"):
+            continue
+        path = os.path.join(cache, name)
+        out.append((name, disk_size(path, seen), OUTSIDE.get(name, OTHER)))
+    return sorted(out, key=lambda r: -r[1])
+
+
+def disk_size(path, seen):
+    """Bytes on disk of a file or tree, each inode once (seen: the
+    (device, inode) pairs counted already); links not followed."""
+    total = 0
+    for top, _, files in os.walk(path) if os.path.isdir(path) and not \
+            os.path.islink(path) else [(os.path.dirname(path), [],
+                                        [os.path.basename(path)])]:
+        for f in files:
+            try:
+                st = os.lstat(os.path.join(top, f))
+            except FileNotFoundError:
+                continue
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_blocks * 512
+    return total
+
+
 def main(argv):
     ap = cli.Parser(
         prog="lib/kcache.py", description=__doc__.split("\n")[0],
@@ -389,9 +446,16 @@ def main(argv):
         human(e.size), e.kind, os.path.basename(e.path),
         why_kept(e, pins, results, set()) or "evictable")
         for e in all_entries]
+    inside = sum(e.size for e in all_entries)
     rows.append("%s in %d entries; limit %s (%s)\n" % (
-        human(sum(e.size for e in all_entries)), len(all_entries),
+        human(inside), len(all_entries),
         human(bound) if bound else "none", LIMIT_VAR))
+    parts = outside(cache)
+    rest = sum(size for _, size, _ in parts)
+    rows.append("\noutside the bound: %s in %d parts (the whole cache: %s)"
+                "\n" % (human(rest), len(parts), human(inside + rest)))
+    rows += ["%s\t%s\t%s\n" % (human(size), name, what)
+             for name, size, what in parts]
     cli.safe_write(sys.stdout, "".join(rows))
     return 0
 

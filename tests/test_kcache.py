@@ -159,7 +159,7 @@ def test_status_says_why_each_entry_stays(cache, tmp_path):
                **{kcache.LIMIT_VAR: "4M"})
     p = subprocess.run([str(ROOT / "lib" / "kcache.py"), "status"], env=env,
                        capture_output=True, text=True, check=True)
-    lines = p.stdout.splitlines()
+    lines = p.stdout.split("\n\n")[0].splitlines()
     assert len(lines) == 5 and "evictable" in lines[0], p.stdout
     assert lines[-1] == "5.0MB in 4 entries; limit 4.0MB (%s)" \
         % kcache.LIMIT_VAR
@@ -167,6 +167,32 @@ def test_status_says_why_each_entry_stays(cache, tmp_path):
                          env=dict(env, **{kcache.LIMIT_VAR: "lots"}),
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "say 20G" in bad.stderr
+
+
+def test_status_names_every_part_outside_the_bound(cache):
+    """The cache's parts the bound does not count are listed with their
+    size on disk (hard links once) and what bounds them."""
+    tree = cache / "src" / "stash" / "anchor-1"
+    tree.mkdir(parents=True)
+    (tree / "Makefile").write_bytes(b"x" * 3 * MB)
+    linked = cache / "src" / "stash" / "tree-2"
+    linked.mkdir()
+    os.link(tree / "Makefile", linked / "Makefile")   # counted once
+    (cache / "test-repos").mkdir()
+    (cache / "test-repos" / "pack").write_bytes(b"x" * MB)
+    (cache / "agent").mkdir()
+    (cache / "a.db").write_bytes(b"x" * 4096)
+    p = subprocess.run([str(ROOT / "lib" / "kcache.py"), "status"],
+                       env=dict(os.environ, JLBENCH_CACHE=str(cache)),
+                       capture_output=True, text=True, check=True)
+    head, rest = p.stdout.split("\n\n")
+    rows = [r.split("\t") for r in rest.splitlines()[1:]]
+    assert [r[1] for r in rows][:2] == ["src", "test-repos"]
+    assert rows[0][0] == "3.0MB" and rows[0][2] == kcache.OUTSIDE["src"]
+    assert rows[1][0] == "1.0MB"
+    assert {r[1] for r in rows} == {"src", "test-repos", "agent", "a.db"}
+    assert rest.splitlines()[0].startswith("outside the bound: 4.0MB in 4 "
+                                           "parts (the whole cache: 9.0MB)")
 
 
 def test_a_finished_builds_size_is_measured_once(tmp_path):
