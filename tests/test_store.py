@@ -13,6 +13,7 @@ import json
 import math
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -386,6 +387,25 @@ def test_a_schema_made_meanwhile_is_waited_for(url, monkeypatch):
             assert db.version() == schema.SCHEMA_VERSION
     finally:
         making.join()
+
+
+def test_a_new_file_found_busy_is_opened_again(tmp_path, monkeypatch):
+    """Two processes opening one new SQLite file: the second may find it
+    busy while the first turns it to WAL (seen once in the suite), and
+    opens it again rather than failing."""
+    real = backend.Store._open_sqlite
+    calls = []
+
+    def busy_once(path, parent):
+        calls.append(path)
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return real(path, parent)
+    monkeypatch.setattr(backend.Store, "_open_sqlite",
+                        staticmethod(busy_once))
+    with store.connect(str(tmp_path / "s.db")) as db:
+        assert db.version() == schema.SCHEMA_VERSION
+    assert len(calls) == 2
 
 
 def test_two_writers_at_once_lose_no_run(url, tmp_path):

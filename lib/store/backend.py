@@ -93,17 +93,32 @@ class Store:
             self.dialect = "sqlite"
             path = sqlite_path(self.url)
             parent = os.path.dirname(os.path.abspath(path))
-            try:
-                os.makedirs(parent, exist_ok=True)
-                self.conn = sqlite3.connect(path, timeout=BUSY_MS / 1000.0,
-                                            isolation_level=None)
-                self.conn.execute("PRAGMA busy_timeout = %d" % BUSY_MS)
-                self.conn.execute("PRAGMA journal_mode = WAL")
-                self.conn.execute("PRAGMA synchronous = NORMAL")
-                self.conn.execute("PRAGMA foreign_keys = ON")
-            except (OSError, sqlite3.Error) as e:
-                raise StoreError("cannot open %s: %s" % (path, e))
+            for attempt in range(RETRIES + 1):
+                try:
+                    self.conn = self._open_sqlite(path, parent)
+                    break
+                except (OSError, sqlite3.Error) as e:
+                    # two processes opening a new file at once: the one
+                    # that turns it to WAL may find it busy
+                    if attempt == RETRIES or not self._transient(e):
+                        raise StoreError("cannot open %s: %s" % (path, e))
+                time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))
         self.in_transaction = False
+
+    @staticmethod
+    def _open_sqlite(path, parent):
+        os.makedirs(parent, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=BUSY_MS / 1000.0,
+                               isolation_level=None)
+        try:
+            conn.execute("PRAGMA busy_timeout = %d" % BUSY_MS)
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     # -- plumbing ---------------------------------------------------------
 
