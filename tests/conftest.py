@@ -147,6 +147,15 @@ def private_cache(name):
     return path
 
 
+@pytest.fixture(scope="session")
+def committed_store(tmp_path_factory):
+    """The store of the committed results/ (SQLite), made once per worker
+    for the dashboard's tests, which only read it (tests/webserver.py)."""
+    import webserver
+    return webserver.rebuild(str(tmp_path_factory.mktemp("committed") /
+                                 "c.db"))
+
+
 # The dir of a PostgreSQL server .ci/run started for the suite
 # (tests/pgserver.py start).
 PG_VAR = "JLBENCH_TEST_PG"

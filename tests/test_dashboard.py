@@ -33,9 +33,8 @@ OLDER = "20261206T082056Z-7ade8bb"
 
 
 @pytest.fixture(scope="module")
-def committed(tmp_path_factory):
-    """The store of the committed results/."""
-    return webserver.rebuild(str(tmp_path_factory.mktemp("db") / "c.db"))
+def committed(committed_store):
+    return committed_store
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,8 @@ import webserver
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 import synthdb  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("dashboard_browser")
+# one worker: the committed store is made once for both dashboard modules
+pytestmark = pytest.mark.xdist_group("dashboard")
 RUN = "20261206T223428Z-7bf1103"
 OLDER = "20261206T082056Z-7ade8bb"
 CHROMIUM = "/usr/bin/chromium"
@@ -63,12 +64,11 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def committed(tmp_path_factory):
+def committed(committed_store, tmp_path_factory):
     """jlbench serve on the committed results' store, with a cache of its
     own (the run page's REPORT.md is made in it)."""
-    tmp = tmp_path_factory.mktemp("committed")
-    db = webserver.rebuild(str(tmp / "c.db"))
-    with webserver.Server(db, cache=tmp / "cache") as srv:
+    tmp = tmp_path_factory.mktemp("committed-cache")
+    with webserver.Server(committed_store, cache=tmp) as srv:
         yield srv
 
 

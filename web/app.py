@@ -18,6 +18,7 @@ import json
 import math
 import mimetypes
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -440,10 +441,12 @@ class App:
                                                       key=key))
 
     def report_file(self, rest):
+        """A file of a REPORT.md made by report_fragment: KEY/REPORT.md
+        or KEY/img/NAME."""
         key, _, name = rest.partition("/")
-        if not (len(key) == 20 and all(c in "0123456789abcdef"
-                                       for c in key)) or "/" in name.strip(
-                                           "/").replace("img/", "", 1):
+        folder = name.rpartition("/")[0]
+        if not re.fullmatch(r"[0-9a-f]{20}", key) or \
+                folder not in ("", "img"):
             raise NotFound("no report file %s" % rest)
         full = os.path.join(self.reports, key, name)
         if not os.path.isfile(full):
