@@ -470,21 +470,19 @@ def keys_text(res, d):
     """Markdown: the static keys the sites of the listed functions test,
     named from res's jump-label build (when it is in this machine's
     cache)."""
-    build = pathkeys.build_dir(res)
-    if build is None:
+    keys = pathkeys.keys_at(res, [r["name"] for r in d.rows(TOP_FUNCTIONS)
+                                  if r["kind"] == "function"])
+    if keys is None:
         return ("The static keys on the changed path are named from the "
                 "%s build's vmlinux, which is not in this machine's cache."
                 % pathkeys.JUMP)
-    keys = pathkeys.site_keys(build)
-    rows = [(r["name"], keys[r["name"]]) for r in d.rows(TOP_FUNCTIONS)
-            if r["kind"] == "function" and keys.get(r["name"])]
-    if not rows:
+    if not keys:
         return "No listed function has static-key sites."
     return "Static keys on the changed path (the keys the listed " \
         "functions' sites test, from the %s build):\n\n" % pathkeys.JUMP + \
         "| function | static keys at its sites |\n|---|---|\n" + "".join(
             "| `%s` | %s |\n" % (name, ", ".join("`%s`" % k for k in ks))
-            for name, ks in rows)
+            for name, ks in keys.items())
 
 
 def site_name(page, params):

@@ -54,6 +54,17 @@ def site_keys(build):
     return {f: sorted(k) for f, k in out.items()}
 
 
+def keys_at(res, functions, variant=JUMP):
+    """{function: the keys its sites test} of those of functions that have
+    static-key sites, in their order, read from the vmlinux of variant's
+    build of res; None when that build is not in this machine's cache."""
+    build = build_dir(res, variant)
+    if build is None:
+        return None
+    keys = site_keys(build)
+    return {f: keys[f] for f in functions if keys.get(f)}
+
+
 def busiest(res, keys, label=JUMP, n=SHOWN_KEYS):
     """The n functions whose static-key sites label's tries in res pass
     most often, each (name, site executions per op, the keys at its sites:

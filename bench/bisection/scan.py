@@ -164,13 +164,12 @@ def path_keys(resdir, variant, top):
     from the vmlinux of variant's build (the kernel of the results dir
     resdir) once; {"static_keys_note": why not} when that build is not
     in this machine's cache."""
-    build = pathkeys.build_dir(Results(resdir), variant)
-    if build is None:
+    keys = pathkeys.keys_at(Results(resdir), [row[0] for row in top],
+                            variant)
+    if keys is None:
         return {"static_keys_note": "the build of %s is not in this "
                 "machine's kernel cache" % variant}
-    keys = pathkeys.site_keys(build)
-    return {"static_keys": {row[0]: keys[row[0]] for row in top
-                            if keys.get(row[0])}}
+    return {"static_keys": keys}
 
 
 def summary(cands, sampled, found, done, out, opts):
