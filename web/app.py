@@ -267,7 +267,7 @@ class App:
         a, b = one.get("a", ""), one.get("b", "")
         if one.get("run"):
             run = one["run"]
-            labels = data.run_page(db, run)["labels"]
+            labels = data.labels(db, run)
             for label in (a, b):
                 if label not in labels:
                     raise NotFound("%s has no label %r: compare?run=RUN "
@@ -311,16 +311,20 @@ class App:
         """One workload's table of a compare page: its throughput metrics
         (metrics=throughput, loaded with the page) or its counters
         (metrics=counters, loaded when opened)."""
-        what, _ = self.sides(one)
+        what, shared = self.sides(one)
         w = one.get("workload", "")
         which = one.get("metrics", "throughput")
         if which not in ("throughput", "counters"):
             raise NotFound("metrics=%s: throughput or counters" % which)
+        runs = [(pa, pb) for name, pa, pb in shared if name == w]
+        if not runs:
+            raise NotFound("the two share no workload %s" % w)
+        (pa, pb), = runs
         if "run" in what:
-            d = data.compare_labels(self.db(), what["run"], what["a"],
-                                    what["b"], w, which)
+            d = data.compare_labels(self.db(), pb, what["a"], what["b"], w,
+                                    which)
         else:
-            d = data.compare_runs(self.db(), what["a"], what["b"], w, which)
+            d = data.compare_runs(self.db(), pa, pb, w, which)
         d["which"] = which
         return self.env.get_template("compare_workload.html").render(w=d)
 

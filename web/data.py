@@ -198,6 +198,13 @@ def run_page(db, path):
             "labels": sorted({t["label"] for t in tries})}
 
 
+def labels(db, path):
+    """The labels of a run's tries, sorted."""
+    return [r["label"] for r in db.query(
+        "SELECT DISTINCT f.label FROM figure f JOIN run r ON r.id = "
+        "f.run_id WHERE r.path = ? ORDER BY f.label", [path])]
+
+
 def workloads_of(db, path):
     """{workload: run path} of a run and its suite's runs."""
     rows = db.query("SELECT path, workload FROM run WHERE path = ? OR "
@@ -224,29 +231,21 @@ def first_label(db, path):
 
 
 def compare_runs(db, a, b, workload, which="all"):
-    """Two runs side by side on a workload they share: what differs, and
-    per metric (which: analysis/comparison/runs.py rows()') and label the
-    change b vs a by analysis/compare's rule."""
-    pair = [(pa, pb) for w, pa, pb in shared_workloads(db, a, b)
-            if w == workload]
-    if not pair:
-        raise LookupError("%s and %s share no workload %s"
-                          % (a, b, workload))
-    old, new = StoredRun(db, pair[0][0]), StoredRun(db, pair[0][1])
+    """Two runs (a and b: the paths of one workload's runs) side by side:
+    what differs, and per metric (which: analysis/comparison/runs.py
+    rows()') and label the change b vs a by analysis/compare's rule."""
+    old, new = StoredRun(db, a), StoredRun(db, b)
     rows = [row(r, r.label) for r in two_runs.rows(
         old, new, calibrate.for_run(new.meta), which)]
     return {"workload": workload, "a": old.path, "b": new.path,
             "differs": what_changed(old, new), "rows": rows}
 
 
-def compare_labels(db, run, a, b, workload, which="all"):
-    """Two labels of one run side by side on a workload of the run or its
-    suite. Against the run's baseline the figures are the run's own
-    comparisons (REPORT.md's); otherwise analysis/compare's rule on the
-    two labels' tries, paired by seed."""
-    path = workloads_of(db, run).get(workload)
-    if path is None:
-        raise LookupError("%s has no workload %s" % (run, workload))
+def compare_labels(db, path, a, b, workload, which="all"):
+    """Two labels of one run (path: its run of workload) side by side.
+    Against the run's baseline the figures are the run's own comparisons
+    (REPORT.md's); otherwise analysis/compare's rule on the two labels'
+    tries, paired by seed."""
     stored = StoredRun(db, path)
     if a == stored.baseline:
         rows = [{"metric": c["metric"], "label": b, "old": "",
