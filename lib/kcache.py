@@ -383,18 +383,20 @@ def outside(cache):
 def disk_size(path, seen):
     """Bytes on disk of a file or tree, each inode once (seen: the
     (device, inode) pairs counted already); links not followed."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        files = (os.path.join(top, f) for top, _, names in os.walk(path)
+                 for f in names)
+    else:
+        files = [path]
     total = 0
-    for top, _, files in os.walk(path) if os.path.isdir(path) and not \
-            os.path.islink(path) else [(os.path.dirname(path), [],
-                                        [os.path.basename(path)])]:
-        for f in files:
-            try:
-                st = os.lstat(os.path.join(top, f))
-            except FileNotFoundError:
-                continue
-            if (st.st_dev, st.st_ino) not in seen:
-                seen.add((st.st_dev, st.st_ino))
-                total += st.st_blocks * 512
+    for f in files:
+        try:
+            st = os.lstat(f)
+        except FileNotFoundError:
+            continue
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_blocks * 512
     return total
 
 

@@ -33,6 +33,12 @@ PG_RETRY = ("40001", "40P01", "23505")
 SCHEMA_LOCK = 0x6a6c62
 
 
+def back_off(attempt):
+    """Wait before trying again (attempt: the tries so far - 1), longer
+    each time, at random so that two waiting processes part."""
+    time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))
+
+
 class StoreError(Exception):
     """The store cannot be used as it is; the message says what to do."""
 
@@ -102,7 +108,7 @@ class Store:
                     # that turns it to WAL may find it busy
                     if attempt == RETRIES or not self._transient(e):
                         raise StoreError("cannot open %s: %s" % (path, e))
-                time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))
+                back_off(attempt)
         self.in_transaction = False
 
     @staticmethod
@@ -232,7 +238,7 @@ class Store:
             except Exception as e:
                 if attempt == RETRIES or not self._transient(e):
                     raise
-            time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))
+            back_off(attempt)
 
     # -- the schema -------------------------------------------------------
 
