@@ -71,6 +71,12 @@ def enc(text):
     return quote(str(text), safe="!*'()")
 
 
+def query(items):
+    """The query part of a URL of (name, value) items ('' when none)."""
+    text = "&".join("%s=%s" % (k, enc(v)) for k, v in items)
+    return "?" + text if text else ""
+
+
 class App:
     """The dashboard over the store at url (default: the store's default)
     and the results dirs under results (default: the checkout's), its
@@ -105,18 +111,14 @@ class App:
                 return "index.html"
             if page == "files":
                 return "files/" + quote(params["path"])
-            if page in ("graph", "findings"):
-                return page + ".html" + (
-                    "?" + "&".join("%s=%s" % (k, enc(v)) for k, v in
-                                   sorted(params.items())) if params else "")
+            if page in ("graph", "findings"):     # state the script reads
+                return page + ".html" + query(sorted(params.items()))
             return quote(site_name(page, params))
         if page == "overview":
             return "/"
         if page == "files":
             return "/files/" + quote(params["path"])
-        return "/%s%s" % (page, "?" + "&".join(
-            "%s=%s" % (k, enc(v)) for k, v in params.items())
-            if params else "")
+        return "/" + page + query(params.items())
 
     # -- the store ------------------------------------------------------------
 
