@@ -19,6 +19,7 @@ import os
 
 from analysis.sections import fmt
 from lib.format import schema
+from lib.store import query
 
 ROBOT = "jlbench robot <jlbench-robot@localhost>"
 # what the sender fills in before sending
@@ -186,7 +187,6 @@ def triage(search, findings, branch=""):
 def write(db, out, branch="", state="confirmed", say=print):
     """Write out/<finding>.mbox for each finding of the store db in state,
     and out/triage-<search>.md for each search: the paths written."""
-    from lib.store import query
     os.makedirs(out, exist_ok=True)
     searches = {s["id"]: s for s in db.query("SELECT * FROM search")}
     found = query.findings(db, state="all")
