@@ -12,8 +12,8 @@ import csv
 import io
 import json
 
-from analysis.results import compat, reference
-from analysis.results.load import FormatError, model_cycles, read_runs
+from analysis.results import reference
+from analysis.results.load import FormatError, read_runs, with_derived
 from lib.format import schema
 
 
@@ -29,7 +29,6 @@ class StoredRun:
             raise FormatError("no run %s in the store" % path)
         run = rows[0]
         self.path, self.run_id = path, run["run_id"]
-        self.row = run
         self.meta = {
             "protocol": json.loads(run["protocol"] or "{}"),
             "baseline": run["baseline"],
@@ -41,10 +40,8 @@ class StoredRun:
             self.baseline = reference.baseline(self.meta)
         except ValueError as e:
             raise FormatError("%s: %s" % (path, e))
-        self.runs = read_runs(io.StringIO(runs_csv(db, run["id"],
-                                                   self.meta)))
-        self.runs["seconds"] = compat.run_seconds(self.runs, self.meta)
-        self.runs = model_cycles(self.runs, self.meta)
+        self.runs = with_derived(read_runs(io.StringIO(runs_csv(
+            db, run["id"], self.meta))), self.meta)
 
 
 def runs_csv(db, run_id, meta):

@@ -210,6 +210,13 @@ def model_cycles(runs, meta):
     return runs
 
 
+def with_derived(runs, meta):
+    """runs.csv's frame with what analysis derives from it and meta.json:
+    each run's length (seconds), the modelled cycles."""
+    runs["seconds"] = compat.run_seconds(runs, meta)
+    return model_cycles(runs, meta)
+
+
 class Results:
     """Everything analysis reads from one results dir."""
 
@@ -235,8 +242,7 @@ class Results:
             self.baseline = reference.baseline(self.meta)
         except ValueError as e:
             raise FormatError("%s: %s" % (path, e))
-        self.runs["seconds"] = compat.run_seconds(self.runs, self.meta)
-        self.runs = model_cycles(self.runs, self.meta)
+        self.runs = with_derived(self.runs, self.meta)
         variants = sorted(set(self.runs["variant"]))
         self.builds = read_builds(variants, self.meta)
         self.selftest = read_selftest(os.path.join(self.path, "selftest.csv"))
