@@ -185,9 +185,13 @@ def test_each_page_shows_the_store_figures(browser, committed, shots):
     wait_for(browser, "return document.querySelector('#report h1')",
              "REPORT.md", timeout=180)
     assert report_change("jump-label") in text(browser, "#report")
+    # The figures load after the fragment is in the page: wait for each
+    # to finish, then ask whether it drew (a broken one completes too)
+    wait_for(browser, "return [...document.querySelectorAll('#report img')]"
+             ".every((i) => i.complete)", "the report's figures")
     assert browser.execute_script(
-        "return [...document.querySelectorAll('#report img')].every("
-        "(i) => i.complete && i.naturalWidth > 0)")
+        "const imgs = [...document.querySelectorAll('#report img')]; "
+        "return imgs.length > 0 && imgs.every((i) => i.naturalWidth > 0)")
     page_done(browser, shots, "run")
 
 
