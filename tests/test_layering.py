@@ -42,8 +42,9 @@ LAYERS = {
     "bench.timing": BENCH,
     # bench/bisect: builds and runs kernels, judges them by analysis/
     "bench.bisection": BENCH | ANALYSIS | {"bench.bisection"},
-    # the robot: reports findings of the store as analysis/ writes figures
-    "bench.robot": BENCH | ANALYSIS | {"bench.robot"},
+    # the robot: scans as bench/scan does, reports findings of the store
+    # as analysis/ writes figures
+    "bench.robot": BENCH | ANALYSIS | {"bench.bisection", "bench.robot"},
     "analysis.results": RESULTS,
     "analysis.stats": STATS,
     "analysis.comparison": COMPARISON,

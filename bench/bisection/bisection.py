@@ -49,6 +49,11 @@ class Stop(Exception):
     """The bisection cannot go on (said why)."""
 
 
+class Untestable(Stop):
+    """A candidate built but did not run (bench/run failed, or no run
+    was ok): a bisection stops; the robot skips the commit."""
+
+
 class Interrupted(Exception):
     """A step's command was interrupted (Ctrl-C reached it, or a signal
     was sent to it alone)."""
@@ -362,14 +367,14 @@ class Bisection:
         if rc == RUN_INTERRUPTED:
             raise Interrupted(name)
         if rc != 0 or not os.path.isfile(res_path):
-            raise Stop("bench/run failed for %s (exit %d): see above" % (
-                name, rc))
+            raise Untestable("bench/run failed for %s (exit %d): see "
+                             "above" % (name, rc))
         with open(res_path) as f:
             resdir = f.read().strip()
         entry["results"] = os.path.relpath(resdir, self.out)
         entry["values"] = figures(resdir, o["metric"])
         if not entry["values"]:
-            raise Stop("%s: no ok run has %s" % (resdir, o["metric"]))
+            raise Untestable("%s: no ok run has %s" % (resdir, o["metric"]))
         if i > 0 and self.done.get(0, {}).get("results"):
             entry["top_functions"] = top_functions(
                 os.path.join(self.out, self.done[0]["results"]), resdir)

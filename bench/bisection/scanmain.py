@@ -283,12 +283,18 @@ def main(argv):
     except (KeyboardInterrupt, bisection.Interrupted):
         say(bisection.INTERRUPTED)
         return cli.INTERRUPTED
-    report = text(parts) + "".join(figure(args.out, p) for p in parts)
-    with open(os.path.join(args.out, "report.md"), "w") as f:
-        f.write(report)
-    store.record(args.out)
-    cli.safe_write(sys.stdout, report)
+    cli.safe_write(sys.stdout, finish(args.out, parts))
     return 0
+
+
+def finish(out, parts, url=None):
+    """Write out/report.md of a scan's parts (its text and figures) and
+    record the scan in the store; the report."""
+    report = text(parts) + "".join(figure(out, p) for p in parts)
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(report)
+    store.record(out, url=url)
+    return report
 
 
 if __name__ == "__main__":

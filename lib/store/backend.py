@@ -43,6 +43,11 @@ class StoreError(Exception):
     """The store cannot be used as it is; the message says what to do."""
 
 
+class StoreUnavailable(StoreError):
+    """The store could not be reached (a server down, a file locked):
+    trying again later may work."""
+
+
 def default_url(env=None):
     """$JLBENCH_DB, else the SQLite file jlbench.db in the cache
     (lib/hostinfo.cache_dir: $JLBENCH_CACHE, else
@@ -92,7 +97,7 @@ class Store:
             try:
                 self.conn = psycopg2.connect(self.url)
             except psycopg2.Error as e:
-                raise StoreError("cannot connect to %s: %s" % (
+                raise StoreUnavailable("cannot connect to %s: %s" % (
                     describe(self.url), str(e).strip()))
             self.conn.autocommit = True
         else:
@@ -107,7 +112,8 @@ class Store:
                     # two processes opening a new file at once: the one
                     # that turns it to WAL may find it busy
                     if attempt == RETRIES or not self._transient(e):
-                        raise StoreError("cannot open %s: %s" % (path, e))
+                        raise StoreUnavailable("cannot open %s: %s" % (
+                            path, e))
                 back_off(attempt)
         self.in_transaction = False
 

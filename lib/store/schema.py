@@ -13,7 +13,7 @@ from collections import namedtuple
 # The layout's version, kept in meta. A database of another version is
 # refused (Store.prepare) unless MIGRATIONS leads from its version to
 # this one; `jlbench db rebuild` makes it again from the results dirs.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # {version: [statements]} that turn a database of that version into one
 # of version + 1 (trivial changes only: an added column or index).
 MIGRATIONS = {
@@ -25,6 +25,8 @@ MIGRATIONS = {
     # a run's suite and the newest runs, looked up by the dashboard
     2: ["CREATE INDEX IF NOT EXISTS run_parent ON run (parent)",
         "CREATE INDEX IF NOT EXISTS run_created_utc ON run (created_utc)"],
+    # the robot's tables (bench/robot): new tables only, made by create()
+    3: [],
 }
 REBUILD = "jlbench db rebuild"
 
@@ -291,18 +293,69 @@ TABLES = [
                ("note", "text", "the search's note on it")],
            unique=[("ref",)], refs={"search_id": "search"}),
     _table("finding_state", "each change of a finding's state, by a "
-           "person: kept by rebuilds and re-ingests", [
+           "person or the robot: kept by rebuilds and re-ingests", [
                _ID,
                ("ref", "text", "the finding's `ref`"),
-               ("state", "text", "`new`, `confirmed`, `fixed`, "
-                "`false-positive`, `acknowledged`"),
+               ("state", "text", "`new`, `confirmed` or `not-confirmed` "
+                "(measured again on new seeds), `fixed`, `fix` (the change "
+                "that fixed a regression), `false-positive`, "
+                "`acknowledged`"),
                ("note", "text", "why"),
                ("changed_utc", "text", "when")],
            index=[("ref",)], kept=True),
+    # The robot's own state (bench/robot, jlbench watch): what it was told
+    # and did, which no results dir holds, so kept by rebuilds too.
+    _table("robot_branch", "a branch a robot watches: the newest head "
+           "queued", [
+               ("repo", "text", "the repository (absolute path or URL)"),
+               ("branch", "text", "the branch's name"),
+               ("head", "text", "the newest head queued (the next "
+                "range's base)"),
+               ("changed_utc", "text", "when it was queued")],
+           key=("repo", "branch"), kept=True),
+    _table("robot_range", "a range of a branch queued for a scan, in "
+           "queue order", [
+               _ID,
+               ("repo", "text", "the repository"),
+               ("branch", "text", "the branch"),
+               ("base", "text", "the commit measured last (after a force "
+                "push: the merge base)"),
+               ("head", "text", "the branch's new head"),
+               ("state", "text", "`queued`, `running`, `done`, `failed`"),
+               ("dir", "text", "the scan's dir"),
+               ("holder", "text", "the robot that took it"),
+               ("note", "text", "what happened: a force push, why it "
+                "failed, what it found"),
+               ("queued_utc", "text", "when it was queued"),
+               ("started_utc", "text", "when a robot took it"),
+               ("finished_utc", "text", "when it ended")],
+           unique=[("repo", "branch", "base", "head")],
+           index=[("state",)], kept=True),
+    _table("robot_step", "a commit measured (or being measured) by a "
+           "robot: its lease, then its step", [
+               ("step_key", "text", "the commit and the settings that make "
+                "its figures (`SHA:config=...,seed=...,on=...`)"),
+               ("holder", "text", "the robot measuring it, or that did"),
+               ("state", "text", "`leased` or `done`"),
+               ("entry", "text", "the step's log entry, JSON, its results "
+                "dir absolute ('' while leased)"),
+               ("changed_utc", "text", "when it was leased or done")],
+           key=("step_key",), kept=True),
+    _table("robot_beat", "a robot's heartbeat: what it is doing", [
+        ("holder", "text", "the robot's name (`HOST:PID` by default)"),
+        ("host", "text", "its host"),
+        ("pid", "int", "its process"),
+        ("started_utc", "text", "when it started"),
+        ("beat", "real", "its last heartbeat, seconds since the epoch: "
+         "its leases expire after `--lease` seconds without one"),
+        ("doing", "text", "the step in flight and its ETA, or what it "
+         "waits for")],
+        key=("holder",), kept=True),
 ]
 TABLE = {t.name: t for t in TABLES}
 # A finding's lifecycle; one without a state change is new.
-STATES = ("new", "confirmed", "fixed", "false-positive", "acknowledged")
+STATES = ("new", "confirmed", "not-confirmed", "fixed", "fix",
+          "false-positive", "acknowledged")
 OPEN = ("new", "confirmed")
 
 # Column types per dialect.

@@ -1,0 +1,532 @@
+"""jlbench watch: a robot that follows branches, scans each push, confirms
+and tracks every finding, and writes its reports as mails.
+
+Usage:
+  jlbench watch --git REPO --branch NAME [--branch NAME...] --out DIR
+                [--from REV] [--poll SECONDS] [--once] [--name NAME]
+                [--lease SECONDS] [--points K | --every N] [step options]
+  jlbench watch --kick --out DIR
+  jlbench watch --status
+
+The robot polls each branch every --poll seconds (default 300), or at
+once when `jlbench watch --kick --out DIR` is run (a git post-receive
+hook's line: docs/robot.md). A new head queues the range from the head
+queued before it (the first head seen is only recorded, unless --from
+REV queues REV..head) in the store; after a force push the range starts
+at the merge base, and the range's note says so. Each range is scanned
+as bench/scan scans one (sampled commits, every change bisected to its
+first commit), in DIR/BRANCH/range-ID/. A commit measured once with the
+same settings is never measured again, by this robot or another on the
+same store: before measuring, a robot takes the commit's lease, which
+lasts while its heartbeat does (--lease, default 120 s); a commit that
+does not build or run is skipped as untestable.
+
+Every finding then lives on (bench/robot/life.py): a change that undoes
+a confirmed regression of the branch marks it fixed (the regression
+`fixed`, the change `fix`); any other is measured again on seeds of its
+own and becomes `confirmed` or `not-confirmed` (both figures in its
+note). States a person set (`jlbench db finding`) are left alone. For
+each confirmed finding the robot writes DIR/mail/REF.mbox (it never
+sends one), and a triage summary per range (DIR/BRANCH/range-ID/
+triage.md).
+
+--status prints the robots of the store (heartbeat, the step in flight
+and its ETA), the queue and the last ranges done; the dashboard's
+/robot page shows the same. --once scans what is queued and new, then
+exits. Ctrl-C or SIGTERM stops the robot and gives back its range; a
+robot killed outright is taken over when its lease runs out (at once
+on the same host), and resumes the range at the step (no run measured
+twice). The store is read with --db, $JLBENCH_DB, or the cache's
+jlbench.db; while it cannot be reached (a server restarting) the robot
+retries for --db-wait seconds, then stops losing nothing.
+
+Exit codes: 0 stopped after --once; 1 a step, the disk or the store
+failed (said); 2 usage error; 130 Ctrl-C or SIGTERM.
+"""
+import argparse
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+from bench.bisection import bisection, scan, scanmain
+from bench.robot import life
+from lib import cli, hostinfo, kcache, store
+from lib.store import robot as ledger
+from lib.store.backend import StoreUnavailable
+
+DEFAULT_POLL = 300
+DEFAULT_DB_WAIT = 300
+# a step needs this much free space in the cache (a kernel, an image,
+# its results dir), else the robot trims the cache or stops
+MIN_FREE = 2 << 30
+KICK = "kick"
+
+UNAVAILABLE = (StoreUnavailable, sqlite3.OperationalError)
+try:
+    import psycopg2
+    UNAVAILABLE += (psycopg2.OperationalError, psycopg2.InterfaceError)
+except ImportError:
+    pass
+
+
+class DiskFull(bisection.Stop):
+    """The cache's disk has no room for a step: the robot stops."""
+
+
+def parse(argv):
+    ap = cli.Parser(
+        prog="jlbench watch", description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join(__doc__.split("\n")[2:]))
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--git", metavar="REPO",
+                      help="the kernel git repository whose branches to "
+                      "watch")
+    what.add_argument("--kick", action="store_true",
+                      help="wake the robot of --out DIR now")
+    what.add_argument("--status", action="store_true",
+                      help="what the store's robots do, queue and done")
+    ap.add_argument("--branch", action="append", metavar="NAME",
+                    help="a branch to follow (again for several)")
+    ap.add_argument("--out", metavar="DIR",
+                    help="the robot's dir: scans, mails, triage summaries")
+    ap.add_argument("--from", dest="start", metavar="REV",
+                    help="a branch seen for the first time: scan REV..its "
+                    "head (default: record its head, scan later pushes)")
+    ap.add_argument("--poll", type=float, default=DEFAULT_POLL,
+                    metavar="SECONDS", help="seconds between looks at the "
+                    "branches (default: %(default)s)")
+    ap.add_argument("--once", action="store_true",
+                    help="scan what is queued and new, then exit")
+    ap.add_argument("--name", help="this robot's name in the store "
+                    "(default: HOST:PID)")
+    ap.add_argument("--lease", type=float, default=ledger.LEASE,
+                    metavar="SECONDS", help="a robot silent this long "
+                    "loses its range and leases (default: %(default)s)")
+    ap.add_argument("--db", metavar="URL", help="the store (default: "
+                    "$JLBENCH_DB, else the cache's jlbench.db)")
+    ap.add_argument("--db-wait", type=float, default=DEFAULT_DB_WAIT,
+                    metavar="SECONDS", help="how long to retry a store "
+                    "that does not answer (default: %(default)s)")
+    how = ap.add_mutually_exclusive_group()
+    how.add_argument("--points", type=int, metavar="K",
+                     help="sample K commits of each range (default: 5)")
+    how.add_argument("--every", type=int, metavar="N",
+                     help="sample every N-th commit of each range")
+    bisection.add_step_options(ap, workload=(
+        "NAME[,NAME...]|suite", "what the guest runs, as bench/scan's "
+        "--workload"))
+    args = ap.parse_args(argv)
+    if args.kick and not args.out:
+        ap.error("--kick needs --out DIR: the robot's dir")
+    if args.git:
+        if not args.branch:
+            ap.error("--branch NAME is needed (again for several)")
+        if not args.out:
+            ap.error("--out DIR is needed")
+        if args.poll <= 0 or args.lease <= 0:
+            ap.error("--poll and --lease take seconds > 0")
+        args.workloads = scanmain.names(ap, args.workload)
+        for w in args.workloads:
+            bisection.check_step_options(ap, scanmain.of(args, w))
+    return args
+
+
+class RobotScan(life.Steps, scan.Scan):
+    pass
+
+
+class Robot:
+    """One robot: its branches, its dir, its store."""
+
+    def __init__(self, args, say, measure=None):
+        """measure(search, i): a step's entry instead of building and
+        running the commit (tests give stand-ins)."""
+        git = args.git
+        self.repo = os.path.abspath(git) if os.path.exists(git) else git
+        self.branches = args.branch
+        self.out = os.path.abspath(args.out)
+        self.url, self.db_wait = args.db, args.db_wait
+        self.name = args.name or ledger.default_holder()
+        self.lease, self.poll_every, self.start = args.lease, args.poll, \
+            args.start
+        self.on, self.say, self.measure = args.on, say, measure
+        self.opts = {}
+        for w in args.workloads:
+            o = bisection.step_options(scanmain.of(args, w), say)
+            if args.every:
+                o["every"] = args.every
+            else:
+                o["points"] = args.points or 5
+            self.opts[w] = o
+        self.doing = "starting"
+        self.stopping = threading.Event()
+        self.seen_kick = self.kicked()
+
+    # -- the store ----------------------------------------------------
+
+    def db(self, fn, *args, **kw):
+        """fn(store, *args, **kw) on a connection of its own, tried again
+        while the store cannot be reached (--db-wait seconds), then Stop."""
+        t0, said = time.monotonic(), False
+        while True:
+            try:
+                with store.connect(self.url) as db:
+                    return fn(db, *args, **kw)
+            except UNAVAILABLE as e:
+                waited = time.monotonic() - t0
+                if waited >= self.db_wait:
+                    raise bisection.Stop(
+                        "the store %s has not answered for %d s (%s): "
+                        "stopping; the queue and every step done are kept "
+                        "there, and the same command resumes once it is "
+                        "back" % (store.default_url() if self.url is None
+                                  else self.url, waited,
+                                  str(e).strip().splitlines()[0]))
+                if not said:
+                    self.say("the store does not answer (%s): trying again "
+                             "for up to %d s" % (str(e).strip().splitlines()
+                                                 [0], self.db_wait))
+                    said = True
+                time.sleep(min(5.0, max(0.5, self.db_wait / 20)))
+
+    def beating(self):
+        """The heartbeat, every quarter lease, until the robot stops."""
+        while not self.stopping.wait(max(0.5, self.lease / 4)):
+            try:
+                with store.connect(self.url) as db:
+                    ledger.beat(db, self.name, self.doing, os.getpid())
+            except Exception:
+                pass    # the main loop says so when the store is gone
+
+    # -- the branches -------------------------------------------------
+
+    def git(self, *args):
+        p = subprocess.run(["git", "-C", self.repo] + list(args),
+                           capture_output=True, text=True, check=False)
+        return p.stdout.strip() if p.returncode == 0 else None
+
+    def poll(self):
+        """Queue every branch's new range; the ids queued."""
+        queued = []
+        for b in self.branches:
+            head = self.git("rev-parse", "--verify", "-q",
+                            "refs/heads/%s^{commit}" % b) or \
+                self.git("rev-parse", "--verify", "-q", b + "^{commit}")
+            if head is None:
+                self.say("%s: no such branch in %s (yet)" % (b, self.repo))
+                continue
+            last = self.db(ledger.last_head, self.repo, b)
+            if head == last:
+                continue
+            base, note = self.base_of(last, head)
+            rid = self.db(ledger.queue, self.repo, b, last, head, base, note)
+            if rid:
+                self.say("%s: %s..%s queued as range %d%s" % (
+                    b, base[:12], head[:12], rid, "; " + note if note
+                    else ""))
+                queued.append(rid)
+            elif last is None and base is None:
+                self.say("%s: watching from %s; every push after it is "
+                         "scanned" % (b, head[:12]))
+            elif note:
+                self.say("%s: %s" % (b, note))
+        return queued
+
+    def base_of(self, last, head):
+        """(the base of the range that ends at head, after last was
+        queued; a note), base None when there is nothing to scan."""
+        if last is None:
+            if self.start is None:
+                return None, ""
+            base = self.git("rev-parse", "--verify", "-q",
+                            self.start + "^{commit}")
+            if base is None:
+                raise bisection.Stop("--from %s: no such commit in %s" % (
+                    self.start, self.repo))
+            return base, ""
+        if self.git("merge-base", "--is-ancestor", last, head) is not None:
+            return last, ""
+        mb = self.git("merge-base", last, head)
+        if not mb:
+            return None, ("force-pushed onto a history that does not hold "
+                          "%s: nothing to scan from; watching from %s" % (
+                              last[:12], head[:12]))
+        return mb, ("force-pushed: %s is no longer on the branch; scanned "
+                    "from the merge base %s" % (last[:12], mb[:12]))
+
+    # -- the work -----------------------------------------------------
+
+    def mine(self):
+        return {(self.repo, b) for b in self.branches}
+
+    def work(self):
+        """Scan the next range of the queue; False when there is none to
+        take now."""
+        r = self.db(ledger.take_range, self.name, self.lease, self.mine())
+        if r is None:
+            return False
+        self.scan_range(r)
+        return True
+
+    def scan_range(self, r):
+        d = r["dir"] or os.path.join(self.out, safe(r["branch"]),
+                                     "range-%d" % r["id"])
+        if not r["dir"]:
+            self.db(ledger.set_range, r["id"], dir=d)
+        what = "range %d (%s %s..%s)" % (r["id"], r["branch"],
+                                         r["base"][:12], r["head"][:12])
+        self.say("%s: %s in %s" % (what, "resumed" if r["resumed"]
+                                   else "scanning", d))
+        self.doing = what
+        try:
+            source = bisection.GitRange(r["repo"], r["base"], r["head"],
+                                        self.on)
+            parts = scan.Workloads(d, source, self.opts,
+                                   make=self.scan_of(r)).scan()
+            scanmain.finish(d, parts, url=self.url)
+            note = life.settle(self, r, d)
+        except DiskFull:
+            raise
+        except bisection.Stop as e:
+            if isinstance(e, bisection.Untestable) or "an end of the " \
+                    "range" in str(e) or "git -C" in str(e):
+                self.db(ledger.set_range, r["id"], state="failed",
+                        note="; ".join(x for x in (r["note"], str(e)) if x))
+                self.say("%s failed: %s; going on" % (what, e))
+                return
+            raise
+        self.db(ledger.set_range, r["id"], state="done",
+                note="; ".join(x for x in (r["note"], note) if x))
+        self.say("%s done: %s" % (what, note))
+
+    def scan_of(self, r):
+        def make(d, source, opts):
+            s = RobotScan(d, source, opts)
+            s.robot, s.range = self, r
+            return s
+        return make
+
+    def step(self, search, i, measure):
+        """Search's step i: reused when measured before with the same
+        settings, else measured under the commit's lease; its entry."""
+        name, _, rev = search.cands[i]
+        key = step_key(search.source.commits[i], search.opts,
+                       search.source.on)
+        while True:
+            got, entry = self.db(ledger.take_step, key, self.name,
+                                 self.lease)
+            if got == "done":
+                return self.adopt(search, i, entry)
+            if got == "mine":
+                break
+            self.doing = "waiting for %s, which measures %s" % (entry, name)
+            time.sleep(min(5.0, self.lease / 4))
+        self.room()
+        eta = ""
+        if search.tested:
+            left = max(search.planned() - len(search.done), 1)
+            eta = ", ETA %s" % ledger.utc(time.time() + left * (
+                time.time() - search.t0) / search.tested)
+        self.doing = "%s: measuring %s (%s)%s" % (
+            os.path.relpath(search.out, self.out), name, rev, eta)
+        try:
+            e = self.measure(search, i) if self.measure else measure(i)
+        except bisection.Untestable as x:
+            e = {"event": "step", "i": i, "variant": name, "revision": rev,
+                 "decision": "skip", "why": "did not run: %s" % x}
+        kept = dict(e)
+        if kept.get("results"):
+            kept["results"] = os.path.normpath(os.path.join(
+                search.out, kept["results"]))
+        self.db(ledger.finish_step, key, self.name, kept)
+        return e
+
+    def adopt(self, search, i, e):
+        """Step i of search from the entry a robot logged for the same
+        commit and settings (its results dir absolute)."""
+        name, _, rev = search.cands[i]
+        e = {k: v for k, v in e.items() if k in (
+            "event", "results", "values", "build_hash", "decision", "why")}
+        e.update(i=i, variant=name, revision=rev)
+        if e.get("results"):
+            where = e["results"]
+            e["results"] = os.path.relpath(where, search.out)
+            if os.path.isdir(where):
+                e["values"] = bisection.figures(where, search.opts["metric"])
+                good = search.done.get(0, {}).get("results")
+                if i and good:
+                    e["top_functions"] = bisection.top_functions(
+                        os.path.join(search.out, good), where)
+        else:
+            where = "no results dir"
+        search.say("%s: measured before (%s): its figures reused" % (
+            name, where))
+        return e
+
+    def room(self):
+        """Make room for a step in the cache (a trim to its bound), or
+        stop (DiskFull)."""
+        cache = hostinfo.cache_dir()
+        os.makedirs(cache, exist_ok=True)
+        free = shutil.disk_usage(cache).free
+        if free >= MIN_FREE:
+            return
+        bounded = bool(kcache.limit())
+        if bounded:
+            self.say("the cache's disk has %.1f GB free: trimming the cache "
+                     "to its bound" % (free / 1e9))
+            subprocess.run([os.path.join(bisection.ROOT, "lib", "kcache.py"),
+                            "trim"], check=False)
+            free = shutil.disk_usage(cache).free
+            if free >= MIN_FREE:
+                self.say("the trim left %.1f GB free: going on" % (free / 1e9))
+                return
+        raise DiskFull(
+            "the cache's disk (%s) has %.1f GB free, less than the %.0f GB "
+            "a step needs%s: stopping; the queue is kept, and the same "
+            "command resumes the range once there is room" % (
+                cache, free / 1e9, MIN_FREE / 1e9,
+                ", after a trim to %s's bound" % kcache.LIMIT_VAR if bounded
+                else " (%s=0: no bound to trim to)" % kcache.LIMIT_VAR))
+
+    # -- the loop -----------------------------------------------------
+
+    def kicked(self):
+        try:
+            return os.stat(os.path.join(self.out, KICK)).st_mtime_ns
+        except OSError:
+            return 0
+
+    def wait(self):
+        """Sleep --poll seconds, or until kicked."""
+        end = time.monotonic() + self.poll_every
+        self.doing = "idle: next look at the branches at %s" % \
+            ledger.utc(time.time() + self.poll_every)
+        while time.monotonic() < end:
+            k = self.kicked()
+            if k != self.seen_kick:
+                self.seen_kick = k
+                self.say("kicked: looking at the branches now")
+                return
+            time.sleep(min(1.0, max(0.05, end - time.monotonic())))
+
+    def run(self, once=False):
+        self.db(ledger.beat, self.name, self.doing, os.getpid())
+        beater = threading.Thread(target=self.beating, daemon=True)
+        beater.start()
+        self.say("%s watching %s (%s); dir %s" % (
+            self.name, self.repo, ", ".join(self.branches), self.out))
+        try:
+            while True:
+                self.poll()
+                if self.work():
+                    continue
+                if not once:
+                    self.wait()
+                elif not self.db(ledger.pending, self.mine()):
+                    return cli.OK
+                else:
+                    # another robot scans this branch's range before
+                    self.doing = "waiting for another robot's range"
+                    time.sleep(min(5.0, self.lease / 4))
+        except BaseException:
+            self.stopping.set()
+            try:
+                self.db_quick(ledger.release, self.name)
+            except Exception:
+                pass
+            raise
+        finally:
+            self.stopping.set()
+            beater.join(timeout=5)
+
+    def db_quick(self, fn, *args):
+        with store.connect(self.url) as db:
+            return fn(db, *args)
+
+
+def step_key(commit, opts, on):
+    """The ledger's key of a commit measured with opts (what makes its
+    figures: the kernel's config and variant, the plan, the workload)."""
+    keep = ("config", "seeds", "seed", "seconds", "clients", "workload",
+            "loops")
+    return "%s:%s" % (commit, ",".join(
+        "%s=%s" % (k, opts[k]) for k in keep if k in opts) + ",on=" + on)
+
+
+def safe(name):
+    """A dir name of a branch."""
+    return "".join(c if c.isalnum() or c in ".-_" else "_" for c in name)
+
+
+def show_status(url):
+    """Print what the store's robots do: --status."""
+    with store.connect(url) as db:
+        st = ledger.status(db)
+    out = ["robots:"]
+    for r in st["robots"]:
+        out.append("  %s (pid %s): heartbeat %s ago: %s" % (
+            r["holder"], r["pid"], ago(r["age"]), r["doing"] or "-"))
+    if not st["robots"]:
+        out.append("  none has run on this store")
+    out.append("queue:")
+    for r in st["queue"]:
+        out.append("  range %d: %s %s..%s %s%s" % (
+            r["id"], r["branch"], r["base"][:12], r["head"][:12], r["state"],
+            " by %s since %s" % (r["holder"], r["started_utc"])
+            if r["state"] == "running" else " since %s" % r["queued_utc"]))
+    if not st["queue"]:
+        out.append("  empty")
+    out.append("done (newest first):")
+    for r in st["done"]:
+        out.append("  range %d: %s %s..%s %s at %s: %s" % (
+            r["id"], r["branch"], r["base"][:12], r["head"][:12], r["state"],
+            r["finished_utc"], r["note"]))
+    if not st["done"]:
+        out.append("  none yet")
+    cli.safe_write(sys.stdout, "\n".join(out) + "\n")
+
+
+def ago(seconds):
+    return "%d s" % seconds if seconds < 120 else "%d min" % (seconds / 60)
+
+
+def main(argv):
+    args = parse(argv)
+    if args.status:
+        try:
+            show_status(args.db)
+        except store.StoreError as e:
+            print("jlbench watch: %s" % e, file=sys.stderr)
+            return cli.FAILED
+        return cli.OK
+    if args.kick:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, KICK), "a"):
+            pass
+        os.utime(os.path.join(args.out, KICK))
+        return cli.OK
+    cli.catch_ctrl_c()
+    # systemd's stop: as Ctrl-C (the step's command stops as it does)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    say = bisection.Say.of_dir("watch", args.out)
+    os.makedirs(args.out, exist_ok=True)
+    try:
+        return Robot(args, say).run(once=args.once)
+    except bisection.Stop as e:
+        say(str(e))
+        return cli.FAILED
+    except (KeyboardInterrupt, bisection.Interrupted):
+        say("stopped: the range in flight is queued again, and the next "
+            "robot resumes it at the step")
+        return cli.INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
