@@ -325,3 +325,25 @@ def test_site_writes_every_linked_page(tmp_path):
 
 VALUES = {"jump-label": [1.0, 1.02, 1.01, 1.02, 1.015],
           "atomic-read": [1.0, 0.99, 1.0, 0.995, 1.0]}
+
+
+def test_robot_page_shows_robots_queue_and_ranges(tmp_path, dashboard):
+    """/robot: each robot's heartbeat and step in flight, the queue and
+    the ranges done, escaped; a store without a robot says so."""
+    from lib.store import robot as ledger
+    assert "No robot has run on this store." in get(dashboard, "/robot")
+    url = str(tmp_path / "s.db")
+    with store.connect(url) as db:
+        ledger.beat(db, "host:1", "main/range-2: measuring c0123 (x), ETA "
+                    "2026-12-07T10:00:00Z <b>")
+        ledger.queue(db, "/r", "main", None, "b" * 40, "a" * 40)
+        ledger.queue(db, "/r", "main", "b" * 40, "c" * 40, "b" * 40,
+                     "force-pushed: <i>")
+        r = ledger.take_range(db, "host:1")
+        ledger.set_range(db, r["id"], state="done", note="1 confirmed")
+    page = get(app.App(url), "/robot")
+    assert "measuring c0123 (x), ETA 2026-12-07T10:00:00Z &lt;b&gt;" in page
+    assert "<code>aaaaaaaaaaaa..bbbbbbbbbbbb</code>" in page
+    assert "1 confirmed" in page
+    assert "<code>bbbbbbbbbbbb..cccccccccccc</code>" in page and \
+        "force-pushed: &lt;i&gt;" in page and ">queued<" in page

@@ -12,13 +12,17 @@ import multiprocessing
 import os
 import signal
 import subprocess
+import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
+from conftest import ROOT
+from bench.bisection import bisection
 from bench.robot import watch
 from bench.tries import plan
-from lib import store
+from lib import kcache, store
 from lib.store import query
 from lib.store import robot as ledger
 
@@ -159,6 +163,14 @@ def test_pushes_are_scanned_confirmed_fixed_and_mailed(tmp_path):
     triage = (out / BRANCH / ("range-%d" % st["done"][0]["id"]) /
               "triage.md").read_text()
     assert "drop a loop" in triage and "improvement" in triage
+    # the robot's overhead beyond its steps, per range
+    p = subprocess.run([str(ROOT / "bench" / "timing" / "bench-robot"),
+                        "--db", url], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("range\twall s\tsteps s") and \
+        len(lines) == 4 and lines[-1].startswith("total: ") and \
+        "(goal: at most 5%)" in lines[-1], p.stdout
 
 
 def test_a_finding_that_does_not_hold_is_not_confirmed(tmp_path):
@@ -295,3 +307,61 @@ def test_status_and_kick(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         watch.parse(["--git", "/repo", "--out", str(out)])
     assert e.value.code == 2
+
+
+def test_a_full_disk_stops_the_robot_and_keeps_the_queue(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("JLBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(kcache.LIMIT_VAR, "0")      # nothing to trim to
+    monkeypatch.setattr(watch.shutil, "disk_usage",
+                        lambda path: SimpleNamespace(free=300 << 20))
+    repo, shas = history(tmp_path, SUBJECTS[:FIRST + 1])
+    url, out, log = str(tmp_path / "s.db"), tmp_path / "robot", \
+        str(tmp_path / "measured")
+    r = robot(repo, out, url, Standin(shas, planted, log))
+    r.run(once=True)
+    push(repo, shas[FIRST])
+    with pytest.raises(watch.DiskFull) as e:
+        r.run(once=True)
+    assert "has 0.3 GB free, less than the 2 GB a step needs" in \
+        str(e.value) and "the queue is kept" in str(e.value)
+    assert not os.path.exists(log)
+    with store.connect(url) as db:
+        queue = ledger.status(db)["queue"]
+    assert [(q["state"], q["head"]) for q in queue] == [
+        ("queued", shas[FIRST])]
+
+
+def test_a_store_that_restarts_is_waited_for(tmp_path):
+    import pgserver
+    why = pgserver.missing()
+    if why:
+        pytest.skip("no PostgreSQL server: %s" % why)
+    server = pgserver.Server().start()
+    ctl = ["pg_ctl", "-w", "-D", server.data]
+    start = ctl + ["start", "-l", server.log, "-o",
+                   "-k %s -c listen_addresses='' -F" % server.dir]
+    try:
+        url = server.new_database()
+        repo, shas = history(tmp_path, SUBJECTS[:FIRST + 1])
+        r = robot(repo, tmp_path / "robot", url, Standin(
+            shas, planted, str(tmp_path / "measured")))
+        r.run(once=True)
+        push(repo, shas[FIRST])
+        server._run(ctl + ["stop", "-m", "fast"])
+        # back 3 s later: the robot waits for it and goes on
+        back = threading.Timer(3.0, server._run, [start])
+        back.start()
+        assert r.run(once=True) == 0
+        back.join()
+        assert states(url)["add a loop"][0] == "confirmed"
+        # gone for longer than --db-wait: the robot stops, naming it
+        server._run(ctl + ["stop", "-m", "fast"])
+        r.db_wait = 1.0
+        with pytest.raises(bisection.Stop) as e:
+            r.run(once=True)
+        assert "has not answered for 1 s" in str(e.value) and \
+            "the same command resumes once it is back" in str(e.value)
+        server._run(start)
+    finally:
+        server.stop()

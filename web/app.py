@@ -42,7 +42,7 @@ CHART_JS = "/usr/share/javascript/chart.js/chart.min.js"
 STATIC = {"app.js": os.path.join(HERE, "static", "app.js"),
           "style.css": os.path.join(HERE, "static", "style.css"),
           "chart.js": CHART_JS}
-PAGES = ("overview", "graph", "compare", "findings", "run")
+PAGES = ("overview", "graph", "compare", "findings", "run", "robot")
 HEADERS = [
     ("Content-Security-Policy", "default-src 'none'; script-src 'self'; "
      "style-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -189,6 +189,8 @@ class App:
             return self.compare(one)
         if path == "/findings":
             return self.page("findings", findings=data.findings(self.db()))
+        if path == "/robot":
+            return self.page("robot", robot=data.robot(self.db()))
         if path == "/run":
             return self.run(one)
         if path == "/data/series":
@@ -232,6 +234,7 @@ class App:
         links = {"overview": self.link("overview"),
                  "graph": self.link("graph"),
                  "findings": self.link("findings"),
+                 "robot": self.link("robot"),
                  "compare": self.link("overview"),
                  "run": self.link("overview")}
         if run:

@@ -15,7 +15,7 @@ from analysis.sections import fmt as F
 from analysis.stats import calibrate
 from lib import variants, workloads
 from lib.format import schema as fs
-from lib.store import query, schema as store_schema
+from lib.store import query, robot as store_robot, schema as store_schema
 from web.stored import StoredRun
 
 HEADLINE = "ops_per_s"
@@ -313,3 +313,9 @@ def _top(text):
 
 
 STATES = store_schema.STATES
+
+
+def robot(db):
+    """What the store's robots do (jlbench watch --status's figures):
+    {"robots", "queue", "done"} of lib/store/robot.py's status()."""
+    return store_robot.status(db, done=20)

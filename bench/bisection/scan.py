@@ -38,6 +38,7 @@ from analysis.results.load import Results
 from bench.bisection import bisection
 from bench.bisection.bisection import (Bisection, Judge, decide,
                                        figures, search, seed_values)
+from bench.bisection.ledger import Steps
 from lib import workloads
 
 LOG = "scan.log"
@@ -58,8 +59,9 @@ def sample(n, every=None, points=None):
     return sorted(picked | {0, n - 1})
 
 
-class Scan(Bisection):
-    """One scan in a dir: its log, its steps, its findings."""
+class Scan(Steps, Bisection):
+    """One scan in a dir: its log, its steps (through its ledger, when
+    it has one), its findings."""
     LOG = LOG
     WHAT = "scan"
     WHAT_SAYS = "scan"
@@ -232,9 +234,10 @@ class Workloads:
     """A scan of one workload or several in a dir: a Scan per workload
     (dirs_of()), each scanned in turn in the order of opts."""
 
-    def __init__(self, out, source, opts, make=Scan):
+    def __init__(self, out, source, opts, make=Scan, ledger=None):
         """opts: {workload: its Scan's opts}, in lib/workloads.py's
-        order; make(dir, source, opts) a Scan (tests give stand-ins)."""
+        order; make(dir, source, opts) a Scan (tests give stand-ins);
+        ledger: the steps ledger its scans share (None: none)."""
         self.out = os.path.abspath(out)
         dirs = dirs_of(self.out, list(opts))
         have = held(self.out)
@@ -245,6 +248,8 @@ class Workloads:
                     self.out, ", ".join(have)))
         self.scans = [(w, dirs[w], make(dirs[w], source, o))
                       for w, o in opts.items()]
+        for _, _, s in self.scans:
+            s.ledger = ledger
 
     def scan(self):
         """Scan each workload in turn (the progress lines name it when

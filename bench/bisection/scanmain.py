@@ -43,7 +43,7 @@ import os
 import sys
 
 from analysis.sections import fmt
-from bench.bisection import bisection, scan, scanplot
+from bench.bisection import bisection, ledger, scan, scanplot
 from lib import cli, store, workloads
 
 
@@ -276,7 +276,13 @@ def main(argv):
                 opts[w]["every"] = args.every
             else:
                 opts[w]["points"] = args.points or 5
-        parts = scan.Workloads(args.out, source, opts).scan()
+        book = shared_steps(say)
+        try:
+            parts = scan.Workloads(args.out, source, opts,
+                                   ledger=book).scan()
+        finally:
+            if book:
+                book.stop()
     except bisection.Stop as e:
         say(str(e))
         return cli.FAILED
@@ -285,6 +291,20 @@ def main(argv):
         return cli.INTERRUPTED
     cli.safe_write(sys.stdout, finish(args.out, parts))
     return 0
+
+
+def shared_steps(say):
+    """The steps ledger of the store (ledger.py: a commit measured by
+    another scan or robot of the store is not measured again), None with
+    a warning when the store cannot be opened."""
+    book = ledger.Ledger()
+    try:
+        book.start()
+    except store.StoreError as e:
+        say("warning: the store cannot be opened (%s): every step is "
+            "measured here, none is shared" % e)
+        return None
+    return book
 
 
 def finish(out, parts, url=None):

@@ -22,7 +22,7 @@ import os
 import statistics
 
 from analysis.sections import fmt
-from bench.bisection import bisection
+from bench.bisection import bisection, ledger
 from bench.bisection.bisection import decide
 from bench.robot import mail
 from lib.store import ingest, query
@@ -32,17 +32,7 @@ from lib.store import ingest, query
 RECHECK_SEED = 1000
 
 
-class Steps:
-    """A Bisection (a Scan, a Recheck) whose steps go through its robot
-    (watch.Robot.step): reused when measured before, leased while
-    measured."""
-    robot = None
-
-    def measure(self, i):
-        return self.robot.step(self, i, super().measure)
-
-
-class Recheck(Steps, bisection.Bisection):
+class Recheck(ledger.Steps, bisection.Bisection):
     """A finding's commit and its parent measured again (candidates 0, 1)."""
     LOG = "recheck.log"
     WHAT = "recheck"
@@ -139,7 +129,7 @@ def recheck(robot, f, d):
     rc = Recheck(os.path.join(d, "recheck-%s" % sha),
                  bisection.GitRange(source["repo"], parent, sha,
                                     source["on"]), opts)
-    rc.robot = robot
+    rc.ledger = robot
     a, b = rc.test(0), rc.test(1)
     if a is None or b is None:
         return "not-confirmed", "untestable when measured again (%s)" % rc.out
@@ -198,7 +188,9 @@ def write_mails(db, r, d, out):
     for f in found:
         if f["state"] == "confirmed":
             os.makedirs(os.path.join(out, "mail"), exist_ok=True)
-            p = os.path.join(out, "mail", mail.safe(f["ref"]) + ".mbox")
+            name = "%s:%s" % (os.path.relpath(where(f["search"]), out),
+                              f["variant"])
+            p = os.path.join(out, "mail", mail.safe(name) + ".mbox")
             mail.write_mbox(p, [mail.message(f, searches[f["search_id"]],
                                              r["branch"])])
             paths.append(p)

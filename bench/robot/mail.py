@@ -88,6 +88,9 @@ def body(finding, search, branch):
         "", "%s: %s (95%% interval of the paired median; the floor is "
         "%.2f points)" % (finding["metric"], fmt.pct_ci(finding, 3),
                           search["floor_pct"] or 0.0)]
+    if finding.get("state") in ("confirmed", "not-confirmed") and \
+            finding.get("state_note"):
+        out.append("%s: %s" % (finding["state"], finding["state_note"]))
     if finding.get("headline_pct") is not None:
         out.append("ops_per_s (the headline): %s" % fmt.pct(
             finding["headline_pct"]))
@@ -118,7 +121,7 @@ def body(finding, search, branch):
             "report with these trailers:",
             "  Reported-by: %s" % ROBOT,
             "  Closes: %s" % CLOSES, "",
-            "--", "jlbench robot (%s %s, finding %s)" % (
+            "--", "the jlbench robot (%s %s, finding %s)" % (
                 search["kind"], search["path"], finding["ref"])]
     return "\n".join(out) + "\n"
 
@@ -175,10 +178,15 @@ def triage(search, findings, branch=""):
                 "|---|---|--:|---|---|"]
         for f in rows:
             sha, title = commit_of(f["revision"])
+            state = f.get("state", "new")
+            if state in ("fix", "fixed", "not-confirmed") and \
+                    f.get("state_note"):
+                # what it fixes or was fixed by, or the second figure
+                state += ": " + f["state_note"].split(" (finding")[0]
             out.append("| `%s` | %s | %s | %s | %s |" % (
                 sha[:12], title.replace("|", "\\|"), fmt.pct_ci(f, 3),
                 kind_of_change(f["metric"], f["pct_change"]),
-                f.get("state", "new")))
+                state.replace("|", "\\|")))
     else:
         out.append("No change beyond the floor.")
     return "\n".join(out) + "\n"

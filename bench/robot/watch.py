@@ -50,10 +50,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 
-from bench.bisection import bisection, scan, scanmain
+from bench.bisection import bisection, ledger as steps, scan, scanmain
 from bench.robot import life
 from lib import cli, hostinfo, kcache, store
 from lib.store import robot as ledger
@@ -137,24 +136,20 @@ def parse(argv):
     return args
 
 
-class RobotScan(life.Steps, scan.Scan):
-    pass
-
-
-class Robot:
-    """One robot: its branches, its dir, its store."""
+class Robot(steps.Ledger):
+    """One robot: its branches, its dir, its store; the ledger of the
+    steps its scans and rechecks measure."""
 
     def __init__(self, args, say, measure=None):
         """measure(search, i): a step's entry instead of building and
         running the commit (tests give stand-ins)."""
+        super().__init__(args.db, args.name, args.lease)
         git = args.git
         self.repo = os.path.abspath(git) if os.path.exists(git) else git
         self.branches = args.branch
         self.out = os.path.abspath(args.out)
-        self.url, self.db_wait = args.db, args.db_wait
-        self.name = args.name or ledger.default_holder()
-        self.lease, self.poll_every, self.start = args.lease, args.poll, \
-            args.start
+        self.db_wait = args.db_wait
+        self.poll_every, self.first = args.poll, args.start
         self.on, self.say, self.measure = args.on, say, measure
         self.opts = {}
         for w in args.workloads:
@@ -165,7 +160,6 @@ class Robot:
                 o["points"] = args.points or 5
             self.opts[w] = o
         self.doing = "starting"
-        self.stopping = threading.Event()
         self.seen_kick = self.kicked()
 
     # -- the store ----------------------------------------------------
@@ -194,15 +188,6 @@ class Robot:
                                                  [0], self.db_wait))
                     said = True
                 time.sleep(min(5.0, max(0.5, self.db_wait / 20)))
-
-    def beating(self):
-        """The heartbeat, every quarter lease, until the robot stops."""
-        while not self.stopping.wait(max(0.5, self.lease / 4)):
-            try:
-                with store.connect(self.url) as db:
-                    ledger.beat(db, self.name, self.doing, os.getpid())
-            except Exception:
-                pass    # the main loop says so when the store is gone
 
     # -- the branches -------------------------------------------------
 
@@ -242,13 +227,13 @@ class Robot:
         """(the base of the range that ends at head, after last was
         queued; a note), base None when there is nothing to scan."""
         if last is None:
-            if self.start is None:
+            if self.first is None:
                 return None, ""
             base = self.git("rev-parse", "--verify", "-q",
-                            self.start + "^{commit}")
+                            self.first + "^{commit}")
             if base is None:
                 raise bisection.Stop("--from %s: no such commit in %s" % (
-                    self.start, self.repo))
+                    self.first, self.repo))
             return base, ""
         if self.git("merge-base", "--is-ancestor", last, head) is not None:
             return last, ""
@@ -268,7 +253,7 @@ class Robot:
     def work(self):
         """Scan the next range of the queue; False when there is none to
         take now."""
-        r = self.db(ledger.take_range, self.name, self.lease, self.mine())
+        r = self.db(ledger.take_range, self.holder, self.lease, self.mine())
         if r is None:
             return False
         self.scan_range(r)
@@ -288,7 +273,7 @@ class Robot:
             source = bisection.GitRange(r["repo"], r["base"], r["head"],
                                         self.on)
             parts = scan.Workloads(d, source, self.opts,
-                                   make=self.scan_of(r)).scan()
+                                   ledger=self).scan()
             scanmain.finish(d, parts, url=self.url)
             note = life.settle(self, r, d)
         except DiskFull:
@@ -305,29 +290,25 @@ class Robot:
                 note="; ".join(x for x in (r["note"], note) if x))
         self.say("%s done: %s" % (what, note))
 
-    def scan_of(self, r):
-        def make(d, source, opts):
-            s = RobotScan(d, source, opts)
-            s.robot, s.range = self, r
-            return s
-        return make
-
     def step(self, search, i, measure):
-        """Search's step i: reused when measured before with the same
-        settings, else measured under the commit's lease; its entry."""
-        name, _, rev = search.cands[i]
-        key = step_key(search.source.commits[i], search.opts,
-                       search.source.on)
-        while True:
-            got, entry = self.db(ledger.take_step, key, self.name,
-                                 self.lease)
-            if got == "done":
-                return self.adopt(search, i, entry)
-            if got == "mine":
-                break
-            self.doing = "waiting for %s, which measures %s" % (entry, name)
-            time.sleep(min(5.0, self.lease / 4))
+        """Step i of search through the ledger; a commit that does not
+        run is untestable (skipped, as git bisect skip does)."""
+        def guarded(i):
+            try:
+                return self.measure(search, i) if self.measure \
+                    else measure(i)
+            except bisection.Untestable as x:
+                name, _, rev = search.cands[i]
+                return {"event": "step", "i": i, "variant": name,
+                        "revision": rev, "decision": "skip",
+                        "why": "did not run: %s" % x}
+        return super().step(search, i, guarded)
+
+    def before(self, search, i):
+        """Room in the cache for step i of search, and say it is in
+        flight (with its ETA) in the heartbeat."""
         self.room()
+        name, _, rev = search.cands[i]
         eta = ""
         if search.tested:
             left = max(search.planned() - len(search.done), 1)
@@ -335,39 +316,6 @@ class Robot:
                 time.time() - search.t0) / search.tested)
         self.doing = "%s: measuring %s (%s)%s" % (
             os.path.relpath(search.out, self.out), name, rev, eta)
-        try:
-            e = self.measure(search, i) if self.measure else measure(i)
-        except bisection.Untestable as x:
-            e = {"event": "step", "i": i, "variant": name, "revision": rev,
-                 "decision": "skip", "why": "did not run: %s" % x}
-        kept = dict(e)
-        if kept.get("results"):
-            kept["results"] = os.path.normpath(os.path.join(
-                search.out, kept["results"]))
-        self.db(ledger.finish_step, key, self.name, kept)
-        return e
-
-    def adopt(self, search, i, e):
-        """Step i of search from the entry a robot logged for the same
-        commit and settings (its results dir absolute)."""
-        name, _, rev = search.cands[i]
-        e = {k: v for k, v in e.items() if k in (
-            "event", "results", "values", "build_hash", "decision", "why")}
-        e.update(i=i, variant=name, revision=rev)
-        if e.get("results"):
-            where = e["results"]
-            e["results"] = os.path.relpath(where, search.out)
-            if os.path.isdir(where):
-                e["values"] = bisection.figures(where, search.opts["metric"])
-                good = search.done.get(0, {}).get("results")
-                if i and good:
-                    e["top_functions"] = bisection.top_functions(
-                        os.path.join(search.out, good), where)
-        else:
-            where = "no results dir"
-        search.say("%s: measured before (%s): its figures reused" % (
-            name, where))
-        return e
 
     def room(self):
         """Make room for a step in the cache (a trim to its bound), or
@@ -417,11 +365,9 @@ class Robot:
             time.sleep(min(1.0, max(0.05, end - time.monotonic())))
 
     def run(self, once=False):
-        self.db(ledger.beat, self.name, self.doing, os.getpid())
-        beater = threading.Thread(target=self.beating, daemon=True)
-        beater.start()
+        self.start()
         self.say("%s watching %s (%s); dir %s" % (
-            self.name, self.repo, ", ".join(self.branches), self.out))
+            self.holder, self.repo, ", ".join(self.branches), self.out))
         try:
             while True:
                 self.poll()
@@ -436,28 +382,10 @@ class Robot:
                     self.doing = "waiting for another robot's range"
                     time.sleep(min(5.0, self.lease / 4))
         except BaseException:
-            self.stopping.set()
-            try:
-                self.db_quick(ledger.release, self.name)
-            except Exception:
-                pass
+            self.stop(release=True)
             raise
         finally:
-            self.stopping.set()
-            beater.join(timeout=5)
-
-    def db_quick(self, fn, *args):
-        with store.connect(self.url) as db:
-            return fn(db, *args)
-
-
-def step_key(commit, opts, on):
-    """The ledger's key of a commit measured with opts (what makes its
-    figures: the kernel's config and variant, the plan, the workload)."""
-    keep = ("config", "seeds", "seed", "seconds", "clients", "workload",
-            "loops")
-    return "%s:%s" % (commit, ",".join(
-        "%s=%s" % (k, opts[k]) for k in keep if k in opts) + ",on=" + on)
+            self.stop(release=False)
 
 
 def safe(name):
@@ -523,7 +451,7 @@ def main(argv):
         say(str(e))
         return cli.FAILED
     except (KeyboardInterrupt, bisection.Interrupted):
-        say("stopped: the range in flight is queued again, and the next "
+        say("stopped: a range in flight is queued again, and the next "
             "robot resumes it at the step")
         return cli.INTERRUPTED
 
