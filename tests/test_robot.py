@@ -7,6 +7,7 @@ mail; two robot processes on one store measure each commit once, and
 the one left takes over the other's range when it is killed mid-step;
 a force push scans from the merge base. The same robot on the smoke
 kernels, with real steps: tests/test_scan.py."""
+import json
 import mailbox
 import multiprocessing
 import os
@@ -365,3 +366,28 @@ def test_a_store_that_restarts_is_waited_for(tmp_path):
         server._run(start)
     finally:
         server.stop()
+
+
+def test_a_commit_that_does_not_run_is_skipped(tmp_path):
+    repo, shas = history(tmp_path, SUBJECTS[:FIRST + 1])
+    url, out, log = str(tmp_path / "s.db"), tmp_path / "robot", \
+        str(tmp_path / "measured")
+    standin = Standin(shas, planted, log)
+
+    def measure(search, i):
+        if search.source.commits[i] == shas[2]:
+            raise bisection.Untestable("bench/run failed for c%s (exit 1): "
+                                       "see above" % shas[2][:12])
+        return standin(search, i)
+    # sampled 0, 2, 4, 6: 2 does not run, 0 and 4 differ
+    r = robot(repo, out, url, measure, extra=("--every", "2"))
+    r.run(once=True)
+    push(repo, shas[FIRST])
+    assert r.run(once=True) == 0
+    assert states(url)["add a loop"][0] == "confirmed"
+    with open(out / BRANCH / "range-1" / "scan.log") as f:
+        skipped = [e for e in map(json.loads, f) if e.get("decision") ==
+                   "skip"]
+    assert [e["variant"] for e in skipped] == ["c" + shas[2][:12]] and \
+        skipped[0]["why"].startswith("did not run: bench/run failed"), \
+        skipped

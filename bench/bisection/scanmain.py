@@ -15,7 +15,9 @@ rest of that interval searched again from it. Every step, sampled or
 bisected, is a line of DIR/scan.log: the same command resumes after an
 interruption (no commit built or run twice; an interrupted step finishes
 its runs), --replay DIR decides again from the log alone and says whether
-it agrees.
+it agrees. A commit that another scan or robot (jlbench watch) on the
+same store measured with the same settings is not measured again: its
+figures are read from its results dir (bench/bisection/ledger.py).
 
 --workload takes one workload of lib/workloads.py, several (comma
 separated) or suite (all of them). Several are scanned one after another,

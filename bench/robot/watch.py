@@ -56,7 +56,7 @@ from bench.bisection import bisection, ledger as steps, scan, scanmain
 from bench.robot import life
 from lib import cli, hostinfo, kcache, store
 from lib.store import robot as ledger
-from lib.store.backend import StoreUnavailable
+from lib.store.backend import StoreUnavailable, describe
 
 DEFAULT_POLL = 300
 DEFAULT_DB_WAIT = 300
@@ -179,9 +179,8 @@ class Robot(steps.Ledger):
                         "the store %s has not answered for %d s (%s): "
                         "stopping; the queue and every step done are kept "
                         "there, and the same command resumes once it is "
-                        "back" % (store.default_url() if self.url is None
-                                  else self.url, waited,
-                                  str(e).strip().splitlines()[0]))
+                        "back" % (describe(self.url or store.default_url()),
+                                  waited, str(e).strip().splitlines()[0]))
                 if not said:
                     self.say("the store does not answer (%s): trying again "
                              "for up to %d s" % (str(e).strip().splitlines()
