@@ -391,3 +391,24 @@ def test_a_commit_that_does_not_run_is_skipped(tmp_path):
     assert [e["variant"] for e in skipped] == ["c" + shas[2][:12]] and \
         skipped[0]["why"].startswith("did not run: bench/run failed"), \
         skipped
+
+
+def test_a_range_whose_end_does_not_run_fails_and_the_robot_goes_on(
+        tmp_path):
+    repo, shas = history(tmp_path, SUBJECTS[:FIRST + 1])
+    url, out, log = str(tmp_path / "s.db"), tmp_path / "robot", \
+        str(tmp_path / "measured")
+    standin = Standin(shas, planted, log)
+
+    def measure(search, i):
+        if search.source.commits[i] == shas[FIRST]:
+            raise bisection.Untestable("no ok run has kernel_insns_per_op")
+        return standin(search, i)
+    r = robot(repo, out, url, measure)
+    r.run(once=True)
+    push(repo, shas[FIRST])
+    assert r.run(once=True) == 0
+    with store.connect(url) as db:
+        (done,) = ledger.status(db)["done"]
+    assert done["state"] == "failed" and "an end of the range: did not " \
+        "run: no ok run has kernel_insns_per_op" in done["note"], done

@@ -49,6 +49,11 @@ class Stop(Exception):
     """The bisection cannot go on (said why)."""
 
 
+class BadRange(Stop):
+    """The range cannot be searched: git cannot give it, or an end of it
+    cannot be built and run (the robot fails that range and goes on)."""
+
+
 class Untestable(Stop):
     """A candidate built but did not run (bench/run failed, or no run
     was ok): a bisection stops; the robot skips the commit."""
@@ -139,7 +144,7 @@ class GitRange:
             p = subprocess.run(["git", "-C", self.repo] + list(args),
                                capture_output=True, text=True, check=False)
             if p.returncode != 0:
-                raise Stop("git -C %s %s: %s" % (
+                raise BadRange("git -C %s %s: %s" % (
                     self.repo, " ".join(args), p.stderr.strip()))
             return p.stdout.split()
 
@@ -151,8 +156,8 @@ class GitRange:
         # bad's first-parent line must come down to good (not bad itself)
         if len(self.commits) < 2 or self.commits[-1] != self.bad or git(
                 "rev-parse", self.commits[1] + "^@")[:1] != [self.good]:
-            raise Stop("%s is not an ancestor of %s on its first-parent "
-                       "line" % (good, bad))
+            raise BadRange("%s is not an ancestor of %s on its "
+                           "first-parent line" % (good, bad))
         self.subjects = {c: subprocess.run(
             ["git", "-C", self.repo, "log", "-1", "--format=%s", c],
             capture_output=True, text=True, check=False).stdout.strip()
@@ -192,8 +197,8 @@ def search(n, test, decide_step):
     a (lo, hi) pair when skipped candidates leave a range."""
     good, bad = test(0), test(n - 1)
     if good is None or bad is None:
-        raise Stop("an end of the range could not be built and run: "
-                   "nothing to bisect")
+        raise BadRange("an end of the range could not be built and run: "
+                       "nothing to bisect")
     if decide_step(n - 1, bad) != "bad":
         return None, []
     lo, hi, skipped = 0, n - 1, []
@@ -397,8 +402,9 @@ class Bisection:
             entry = self.measure(i)
             if entry.get("decision") == "skip" and i in (
                     0, len(self.cands) - 1):
-                raise Stop("%s, an end of the range: %s; fix that and run "
-                           "the same command again" % (name, entry["why"]))
+                raise BadRange("%s, an end of the range: %s; fix that and "
+                               "run the same command again" % (
+                                   name, entry["why"]))
             entry["seconds"] = round(time.time() - t, 1)
             self.tested += 1
             self.done[i] = entry

@@ -275,16 +275,11 @@ class Robot(steps.Ledger):
                                    ledger=self).scan()
             scanmain.finish(d, parts, url=self.url)
             note = life.settle(self, r, d)
-        except DiskFull:
-            raise
-        except bisection.Stop as e:
-            if isinstance(e, bisection.Untestable) or "an end of the " \
-                    "range" in str(e) or "git -C" in str(e):
-                self.db(ledger.set_range, r["id"], state="failed",
-                        note="; ".join(x for x in (r["note"], str(e)) if x))
-                self.say("%s failed: %s; going on" % (what, e))
-                return
-            raise
+        except bisection.BadRange as e:
+            self.db(ledger.set_range, r["id"], state="failed",
+                    note="; ".join(x for x in (r["note"], str(e)) if x))
+            self.say("%s failed: %s; going on" % (what, e))
+            return
         self.db(ledger.set_range, r["id"], state="done",
                 note="; ".join(x for x in (r["note"], note) if x))
         self.say("%s done: %s" % (what, note))
