@@ -398,21 +398,19 @@ def show_status(url):
     if not st["robots"]:
         out.append("  none has run on this store")
     out.append("queue:")
-    for r in st["queue"]:
-        out.append("  range %d: %s %s..%s %s%s" % (
-            r["id"], r["branch"], r["base"][:12], r["head"][:12], r["state"],
-            " by %s since %s" % (r["holder"], r["started_utc"])
-            if r["state"] == "running" else " since %s" % r["queued_utc"]))
-    if not st["queue"]:
-        out.append("  empty")
+    out += ["  %s since %s" % (range_text(r), (
+        "%s by %s" % (r["started_utc"], r["holder"]) if r["state"] ==
+        "running" else r["queued_utc"])) for r in st["queue"]] or ["  empty"]
     out.append("done (newest first):")
-    for r in st["done"]:
-        out.append("  range %d: %s %s..%s %s at %s: %s" % (
-            r["id"], r["branch"], r["base"][:12], r["head"][:12], r["state"],
-            r["finished_utc"], r["note"]))
-    if not st["done"]:
-        out.append("  none yet")
+    out += ["  %s at %s: %s" % (range_text(r), r["finished_utc"], r["note"])
+            for r in st["done"]] or ["  none yet"]
     cli.safe_write(sys.stdout, "\n".join(out) + "\n")
+
+
+def range_text(r):
+    """A range row as --status names it."""
+    return "range %d: %s %s..%s %s" % (r["id"], r["branch"], r["base"][:12],
+                                       r["head"][:12], r["state"])
 
 
 def ago(seconds):
