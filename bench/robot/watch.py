@@ -160,6 +160,7 @@ class Robot(steps.Ledger):
                 o["points"] = args.points or 5
             self.opts[w] = o
         self.doing = "starting"
+        self.missing = set()        # branches said to be missing
         self.seen_kick = self.kicked()
 
     # -- the store ----------------------------------------------------
@@ -203,8 +204,12 @@ class Robot(steps.Ledger):
                             "refs/heads/%s^{commit}" % b) or \
                 self.git("rev-parse", "--verify", "-q", b + "^{commit}")
             if head is None:
-                self.say("%s: no such branch in %s (yet)" % (b, self.repo))
+                if b not in self.missing:
+                    self.say("%s: no such branch in %s (yet)" % (
+                        b, self.repo))
+                self.missing.add(b)
                 continue
+            self.missing.discard(b)
             last = self.db(ledger.last_head, self.repo, b)
             if head == last:
                 continue
