@@ -11,6 +11,7 @@ import json
 import mailbox
 import multiprocessing
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -300,7 +301,8 @@ def test_status_and_kick(tmp_path, capsys):
         ledger.queue(db, "/repo", "main", None, "b" * 40, "a" * 40)
     assert watch.main(["--status", "--db", url]) == 0
     text = capsys.readouterr().out
-    assert "r1 (pid 0): heartbeat 0 s ago: range 1: measuring c0123" in text
+    assert re.search(r"r1 \(pid 0\): heartbeat \d+ s ago: range 1: "
+                     r"measuring c0123", text), text
     assert "range 1: main aaaaaaaaaaaa..bbbbbbbbbbbb queued" in text
     out = tmp_path / "robot"
     assert watch.main(["--kick", "--out", str(out)]) == 0
@@ -349,6 +351,7 @@ def test_a_store_that_restarts_is_waited_for(tmp_path):
             shas, planted, str(tmp_path / "measured")))
         r.run(once=True)
         push(repo, shas[FIRST])
+        r.db_wait = 120.0       # a start that a loaded host makes slow
         server._run(ctl + ["stop", "-m", "fast"])
         # back 3 s later: the robot waits for it and goes on
         back = threading.Timer(3.0, server._run, [start])
