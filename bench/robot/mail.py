@@ -19,7 +19,6 @@ import os
 
 from analysis.sections import fmt
 from lib.format import schema
-from lib.store import query
 
 ROBOT = "jlbench robot <jlbench-robot@localhost>"
 # what the sender fills in before sending
@@ -190,29 +189,6 @@ def triage(search, findings, branch=""):
     else:
         out.append("No change beyond the floor.")
     return "\n".join(out) + "\n"
-
-
-def write(db, out, branch="", state="confirmed", say=print):
-    """Write out/<finding>.mbox for each finding of the store db in state,
-    and out/triage-<search>.md for each search: the paths written."""
-    os.makedirs(out, exist_ok=True)
-    searches = {s["id"]: s for s in db.query("SELECT * FROM search")}
-    found = query.findings(db, state="all")
-    written = []
-    for f in found:
-        if f["state"] == state:
-            path = os.path.join(out, safe(f["ref"]) + ".mbox")
-            write_mbox(path, [message(f, searches[f["search_id"]], branch)])
-            written.append(path)
-    for sid, s in sorted(searches.items()):
-        path = os.path.join(out, "triage-%s.md" % safe(s["path"]))
-        with open(path, "w") as fh:
-            fh.write(triage(s, [f for f in found if f["search_id"] == sid],
-                            branch))
-        written.append(path)
-    for p in written:
-        say(p)
-    return written
 
 
 def safe(name):

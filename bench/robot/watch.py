@@ -53,7 +53,7 @@ import sys
 import time
 
 from bench.bisection import bisection, ledger as steps, scan, scanmain
-from bench.robot import life
+from bench.robot import life, mail
 from lib import cli, hostinfo, kcache, store
 from lib.store import robot as ledger
 from lib.store.backend import StoreUnavailable, describe
@@ -264,7 +264,7 @@ class Robot(steps.Ledger):
         return True
 
     def scan_range(self, r):
-        d = r["dir"] or os.path.join(self.out, safe(r["branch"]),
+        d = r["dir"] or os.path.join(self.out, mail.safe(r["branch"]),
                                      "range-%d" % r["id"])
         if not r["dir"]:
             self.db(ledger.set_range, r["id"], dir=d)
@@ -385,11 +385,6 @@ class Robot(steps.Ledger):
             raise
         finally:
             self.stop(release=False)
-
-
-def safe(name):
-    """A dir name of a branch."""
-    return "".join(c if c.isalnum() or c in ".-_" else "_" for c in name)
 
 
 def show_status(url):
