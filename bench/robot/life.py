@@ -15,7 +15,8 @@
   and only a `confirmed` regression is marked fixed.
 
 Then each confirmed finding of the range gets its mail (DIR/mail/
-REF.mbox) and the range its triage summary (its dir's triage.md).
+BRANCH_range-ID_cSHA.mbox) and the range its triage summary (its dir's
+triage.md).
 """
 import json
 import os
@@ -180,8 +181,9 @@ def settle(robot, r, d):
 
 
 def write_mails(db, r, d, out):
-    """The mails of range r's confirmed findings (out/mail/REF.mbox) and
-    its triage summary (d/triage.md); the mails' paths."""
+    """The mails of range r's confirmed findings (out/mail/
+    BRANCH_range-ID_cSHA.mbox) and its triage summary (d/triage.md); the
+    mails' paths."""
     found = of_range(db, d)
     searches = {s["id"]: s for s in db.query("SELECT * FROM search")}
     paths = []

@@ -26,9 +26,9 @@ a confirmed regression of the branch marks it fixed (the regression
 `fixed`, the change `fix`); any other is measured again on seeds of its
 own and becomes `confirmed` or `not-confirmed` (both figures in its
 note). States a person set (`jlbench db finding`) are left alone. For
-each confirmed finding the robot writes DIR/mail/REF.mbox (it never
-sends one), and a triage summary per range (DIR/BRANCH/range-ID/
-triage.md).
+each confirmed finding the robot writes DIR/mail/BRANCH_range-ID_cSHA.mbox
+(it never sends one), and a triage summary per range (DIR/BRANCH/
+range-ID/triage.md).
 
 --status prints the robots of the store (heartbeat, the step in flight
 and its ETA), the queue and the last ranges done; the dashboard's
