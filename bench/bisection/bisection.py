@@ -392,11 +392,8 @@ class Bisection:
         if i not in self.done:
             t = time.time()
             name, _, rev = self.cands[i]
-            eta = ""
-            if self.tested:
-                left = self.planned() - len(self.done)
-                eta = ", ETA %ds" % (max(left, 1) * (t - self.t0)
-                                     / self.tested)
+            left = self.seconds_left()
+            eta = "" if left is None else ", ETA %ds" % left
             self.say("step %d of at most %d: %s (%s)%s" % (
                 len(self.done) + 1, self.planned(), name, rev, eta))
             entry = self.measure(i)
@@ -415,6 +412,14 @@ class Bisection:
         if entry.get("decision") == "skip":
             return None
         return seed_values(entry)
+
+    def seconds_left(self):
+        """The ETA: the steps left at most, at the pace of those measured
+        here so far (None before the first)."""
+        if not self.tested:
+            return None
+        left = max(self.planned() - len(self.done), 1)
+        return left * (time.time() - self.t0) / self.tested
 
     def planned(self):
         """The steps a clean run of it takes at most (for the ETA)."""

@@ -308,11 +308,9 @@ class Robot(steps.Ledger):
         flight (with its ETA) in the heartbeat."""
         self.room()
         name, _, rev = search.cands[i]
-        eta = ""
-        if search.tested:
-            left = max(search.planned() - len(search.done), 1)
-            eta = ", ETA %s" % ledger.utc(time.time() + left * (
-                time.time() - search.t0) / search.tested)
+        left = search.seconds_left()
+        eta = "" if left is None else ", ETA %s" % ledger.utc(
+            time.time() + left)
         self.doing = "%s: measuring %s (%s)%s" % (
             os.path.relpath(search.out, self.out), name, rev, eta)
 
