@@ -197,8 +197,7 @@ class Robot(steps.Ledger):
         return p.stdout.strip() if p.returncode == 0 else None
 
     def poll(self):
-        """Queue every branch's new range; the ids queued."""
-        queued = []
+        """Queue every branch's new range."""
         for b in self.branches:
             head = self.git("rev-parse", "--verify", "-q",
                             "refs/heads/%s^{commit}" % b) or \
@@ -219,13 +218,11 @@ class Robot(steps.Ledger):
                 self.say("%s: %s..%s queued as range %d%s" % (
                     b, base[:12], head[:12], rid, "; " + note if note
                     else ""))
-                queued.append(rid)
             elif last is None and base is None:
                 self.say("%s: watching from %s; every push after it is "
                          "scanned" % (b, head[:12]))
             elif note:
                 self.say("%s: %s" % (b, note))
-        return queued
 
     def base_of(self, last, head):
         """(the base of the range that ends at head, after last was
