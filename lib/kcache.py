@@ -14,7 +14,8 @@ Usage:
 
 An entry is a kernel build dir (kernels/<config>-<variant>-<hash>/), a
 work dir the git trees and patched variants are made in incrementally
-(kernels/work-*/) or an initramfs image (initramfs/*.cpio.gz). Its last
+(kernels/work-*/) or an initramfs image (initramfs/*.cpio; *.cpio.gz as
+older checkouts wrote them). Its last
 use is the time of its stamp: a build dir's .jlbench-used, touched each
 time kernel-variants/build makes or reuses it, a work dir's when it makes
 a kernel, an image's own time, touched when guest-image/build reuses it.
@@ -143,6 +144,14 @@ class Entry:
         return size
 
 
+IMAGES = ("*.cpio", "*.cpio.gz")
+
+
+def is_image(path):
+    """Whether path names an initramfs image (IMAGES)."""
+    return path.endswith((".cpio", ".cpio.gz"))
+
+
 def entries(cache):
     """Every Entry of the cache, least recently used first."""
     out = []
@@ -154,9 +163,9 @@ def entries(cache):
             out.append(Entry(d, "work dir"))
         elif name not in ("index", "pins"):
             out.append(Entry(d, "kernel"))
-    for f in sorted(glob.glob(os.path.join(cache, "initramfs",
-                                           "*.cpio.gz"))):
-        out.append(Entry(f, "image"))
+    for pattern in IMAGES:
+        for f in glob.glob(os.path.join(cache, "initramfs", pattern)):
+            out.append(Entry(f, "image"))
     return sorted(out, key=lambda e: (e.used, e.path))
 
 

@@ -1,6 +1,5 @@
 """Shared pytest fixtures and settings for the jlbench test suite."""
 import fcntl
-import gzip
 import hashlib
 import json
 import os
@@ -336,28 +335,14 @@ def plugin_so(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def smoke_image_gz(smoke_builds_tsv, plugin_so, tmp_path_factory):
+def smoke_image(smoke_builds_tsv, plugin_so, tmp_path_factory):
     """Path of the one initramfs for all smoke variants, as
-    guest-image/build writes it (gzip'd), and the plugin built."""
+    guest-image/build writes it, and the plugin built."""
     def build(d):
         run([str(ROOT / "guest-image" / "build"), "--builds",
              smoke_builds_tsv, "--out", str(d / "image.path")])
     d = once(tmp_path_factory, "smoke-image", build)
     return (d / "image.path").read_text().strip()
-
-
-@pytest.fixture(scope="session")
-def smoke_image(smoke_image_gz, tmp_path_factory):
-    """The same image uncompressed, which the boot tests boot: the same
-    files, and a TCG guest reaches /init about 4 s of guest time sooner
-    (the kernel's gunzip of the 21 MB image), about 1.5 s of host CPU per
-    boot. The image's own format is guest-image's tests'."""
-    def unpack(d):
-        with gzip.open(smoke_image_gz) as src, \
-                open(d / "image.cpio", "wb") as dst:
-            shutil.copyfileobj(src, dst)
-    return str(once(tmp_path_factory, "smoke-image-cpio", unpack) /
-               "image.cpio")
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ TOOL = str(ROOT / "bench" / "envstudy")
 def test_dry_run_plans_one_run_per_environment(tmp_path):
     builds = tmp_path / "builds.tsv"
     builds.write_text("atomic-read\t/nowhere\n")
-    image = tmp_path / "img.cpio.gz"
+    image = tmp_path / "img.cpio"
     image.write_bytes(b"x")
     p = run([TOOL, "--builds", builds, "--initramfs", image, "--out",
              tmp_path / "study", "--boots", "3", "--dry-run"])
@@ -26,7 +26,7 @@ def test_dry_run_plans_one_run_per_environment(tmp_path):
     assert "--append jlbenchpad.x=" + "x" * 243 in by_env["cmdline"]
     for env, kind in (("size", "size:262144"), ("order", "order"),
                       ("agent", "agent:-falign-functions=64")):
-        assert "-%s.cpio.gz" % env in by_env[env]
+        assert "-%s.cpio " % env in by_env[env]
         assert "vary %s %s " % (image, kind) in p.stderr
     assert not (tmp_path / "study" / "base").exists() or \
         not any((tmp_path / "study" / "base").iterdir())

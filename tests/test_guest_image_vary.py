@@ -53,7 +53,17 @@ def read(path):
 
 
 def stream_of(path):
-    return gzip.decompress(read(path))
+    """The archives' bytes of an image, plain or gzip'd."""
+    data = read(path)
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def gzipped(path, out):
+    """path gzip'd as older checkouts of guest-image/build wrote it."""
+    with open(out, "wb") as f:
+        subprocess.run(["gzip", "-n", "-6", "-c", str(path)], stdout=f,
+                       check=True)
+    return out
 
 
 def vary(*args, check=True):
@@ -65,8 +75,8 @@ def is_dir(e):
 
 
 def make_image(tmp, init):
-    """A gzip'd newc image of a few dirs, files, a link and a device, with
-    the file init as /init; its path."""
+    """A newc image of a few dirs, files, a link and a device, with the
+    file init as /init, as guest-image/build writes it; its path."""
     (tmp / "tool").write_bytes(bytes(range(256)) * 3 + b"xyz")
     (tmp / "passwd").write_text("root:x:0:0:root:/tmp:/bin/sh\n")
     (tmp / "ko").write_bytes(b"\x7fELF fake module" * 11)
@@ -86,11 +96,8 @@ def make_image(tmp, init):
         "file\t/lib/modules/jlbench/jump-label/modules.list\t0644\t%s" % (
             tmp / "list"),
         "nod\t/dev/console\t0600\tc\t5\t1"]))
-    run([PYTHON, MKCPIO, "write", str(spec), str(tmp / "base.cpio")])
-    out = tmp / "base.cpio.gz"
-    with open(out, "wb") as f:
-        subprocess.run(["gzip", "-n", "-6", "-c", str(tmp / "base.cpio")],
-                       stdout=f, check=True)
+    out = tmp / "base.cpio"
+    run([PYTHON, MKCPIO, "write", str(spec), str(out)])
     return out
 
 
@@ -108,9 +115,9 @@ def base(tmp_path_factory):
 def test_help_usage_errors_and_bad_bases(base, tmp_path):
     p = vary("-h")
     assert "Usage: guest-image/vary" in p.stdout and "size:BYTES" in p.stdout
-    out = tmp_path / "out.cpio.gz"
+    out = tmp_path / "out.cpio"
     for args, msg in [
-            ([], "give BASE.cpio.gz KIND OUT.cpio.gz"),
+            ([], "give BASE.cpio KIND OUT.cpio"),
             ([base, "shuffle", out], "unknown KIND 'shuffle'"),
             ([base, "size", out], "unknown KIND"),
             ([base, "size:0", out], "BYTES must be an integer"),
@@ -125,16 +132,15 @@ def test_help_usage_errors_and_bad_bases(base, tmp_path):
         p = vary(*args, check=False)
         assert p.returncode == 2 and msg in p.stderr, (args, p.stderr)
     assert not out.exists()
-    plain = tmp_path / "plain.cpio"
-    plain.write_bytes(gzip.decompress(read(base)))
-    junk = tmp_path / "junk.gz"
-    junk.write_bytes(gzip.compress(b"not a cpio archive at all" * 9))
+    junk = tmp_path / "junk.cpio"
+    junk.write_bytes(b"not a cpio archive at all" * 9)
+    junk_gz = gzipped(junk, tmp_path / "junk.gz")
     cut = tmp_path / "cut.gz"
-    cut.write_bytes(read(base)[:-100])
-    half = tmp_path / "half.gz"
-    half.write_bytes(gzip.compress(stream_of(base)[:-200]))
-    for path, msg in [(plain, "is not gzip'd"),
-                      (junk, "is not a newc cpio archive: no newc header"),
+    cut.write_bytes(read(gzipped(base, tmp_path / "base.gz"))[:-100])
+    half = tmp_path / "half.cpio"
+    half.write_bytes(read(base)[:-200])
+    for path, msg in [(junk, "is not a newc cpio archive: no newc header"),
+                      (junk_gz, "is not a newc cpio archive: no newc"),
                       (cut, "not a readable gzip file"),
                       (half, "is not a newc cpio archive")]:
         p = vary(path, "order", out, check=False)
@@ -142,17 +148,17 @@ def test_help_usage_errors_and_bad_bases(base, tmp_path):
     assert not out.exists()
 
 
-def test_size_appends_a_member_with_the_pad(base, tmp_path):
-    a, b = tmp_path / "a.cpio.gz", tmp_path / "b.cpio.gz"
+def test_size_appends_an_archive_with_the_pad(base, tmp_path):
+    a, b = tmp_path / "a.cpio", tmp_path / "b.cpio"
     p = vary(base, "size:1001", a)
     assert p.stdout == "%s\n" % a
     assert "size:1001: /jlbench-pad of 1001 bytes" in p.stderr
     vary(base, "size:1001", b)
     assert read(a) == read(b)
-    # BASE's bytes as they are, then a gzip member of its own
+    # BASE's bytes as they are, then an archive of its own
     got = read(a)
     assert got.startswith(read(base)) and \
-        got[len(read(base)):len(read(base)) + 2] == b"\x1f\x8b"
+        got[len(read(base)):len(read(base)) + 6] == b"070701"
     stream = stream_of(a)
     base_stream = stream_of(base)
     assert stream.startswith(base_stream)
@@ -164,7 +170,7 @@ def test_size_appends_a_member_with_the_pad(base, tmp_path):
     assert trailer["name"] == "TRAILER!!!"
     assert len(archives(stream)) == 2
     assert len(set(pad["data"])) > 200     # pseudo-random, not zeros
-    c = tmp_path / "c.cpio.gz"
+    c = tmp_path / "c.cpio"
     vary(base, "size:1002", c)
     other = archives(stream_of(c))[1][0]["data"]
     assert len(other) == 1002 and other[:1001] != pad["data"]
@@ -173,12 +179,19 @@ def test_size_appends_a_member_with_the_pad(base, tmp_path):
                              capture_output=True, check=True).stdout
     assert b"init\n" in listing and b"jlbench-pad" not in listing
     # order and agent take one archive
-    p = vary(a, "order", tmp_path / "d.cpio.gz", check=False)
+    p = vary(a, "order", tmp_path / "d.cpio", check=False)
     assert p.returncode == 1 and "holds 2 cpio archives" in p.stderr
+    # a gzip'd BASE (an older checkout's) gets a second gzip member
+    old = gzipped(base, tmp_path / "base.cpio.gz")
+    e = tmp_path / "e.cpio.gz"
+    vary(old, "size:1001", e)
+    assert read(e).startswith(read(old)) and \
+        read(e)[len(read(old)):len(read(old)) + 2] == b"\x1f\x8b"
+    assert stream_of(e) == stream
 
 
 def test_order_writes_the_same_entries_in_another_order(base, tmp_path):
-    out = tmp_path / "o.cpio.gz"
+    out = tmp_path / "o.cpio"
     p = vary(base, "order", out)
     assert "15 entries reordered" in p.stderr
     old, = archives(stream_of(base))
@@ -202,7 +215,7 @@ def test_order_writes_the_same_entries_in_another_order(base, tmp_path):
     assert files == sorted(files, reverse=True)
     assert files[-1] == "bin/sh" and files[0] == \
         "lib/modules/jlbench/jump-label/modules.list"
-    again = tmp_path / "again.cpio.gz"
+    again = tmp_path / "again.cpio"
     vary(base, "order", again)
     assert read(again) == read(out)
     # GNU cpio lists the same paths, in the new order
@@ -213,7 +226,7 @@ def test_order_writes_the_same_entries_in_another_order(base, tmp_path):
 
 
 def test_agent_replaces_only_init(base, tmp_path):
-    out = tmp_path / "a.cpio.gz"
+    out = tmp_path / "a.cpio"
     p = vary(base, "agent:-falign-functions=64", out)
     assert "the agent built with -falign-functions=64" in p.stderr
     assert "which this checkout builds without them" in p.stderr
@@ -239,10 +252,10 @@ def test_agent_replaces_only_init(base, tmp_path):
 def test_agent_refuses_an_init_that_is_not_an_x86_64_agent(tmp_path):
     (tmp_path / "script").write_text("#!/bin/sh\necho not an agent\n")
     img = make_image(tmp_path, tmp_path / "script")
-    p = vary(img, "agent:-falign-functions=64", tmp_path / "o.cpio.gz",
+    p = vary(img, "agent:-falign-functions=64", tmp_path / "o.cpio",
              check=False)
     assert p.returncode == 1
     assert "/init is not an x86_64 ELF file" in p.stderr
-    p = vary("--dry-run", img, "order", tmp_path / "o.cpio.gz")
+    p = vary("--dry-run", img, "order", tmp_path / "o.cpio")
     assert "dry run: would write" in p.stderr
-    assert not (tmp_path / "o.cpio.gz").exists()
+    assert not (tmp_path / "o.cpio").exists()

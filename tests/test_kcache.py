@@ -22,7 +22,7 @@ MB = 1 << 20
 
 def entry(path, size, used):
     """A stand-in entry of size bytes last used at time used."""
-    if path.suffix == ".gz":
+    if kcache.is_image(str(path)):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"x" * size)
         os.utime(path, (used, used))
@@ -40,7 +40,7 @@ def cache(tmp_path):
     k = c / "kernels"
     entry(k / "smoke-old-1", MB, 100)
     entry(k / "work-smoke-jump-label-2", 2 * MB, 200)
-    entry(c / "initramfs" / "3.cpio.gz", MB, 300)
+    entry(c / "initramfs" / "3.cpio", MB, 300)
     entry(k / "smoke-new-4", MB, 400)
     (k / "index").mkdir()
     (k / "index" / "x").write_text(str(k / "smoke-new-4"))
@@ -53,6 +53,11 @@ def names(gone):
 
 def left(cache):
     return sorted(os.path.basename(e.path) for e in kcache.entries(str(cache)))
+
+
+def test_an_older_checkouts_gzipped_image_is_an_entry(cache):
+    entry(cache / "initramfs" / "5.cpio.gz", MB, 50)
+    assert kcache.entries(str(cache))[0].path.endswith("5.cpio.gz")
 
 
 def test_sizes_parse_and_refuse():
@@ -74,7 +79,7 @@ def test_least_recently_used_go_first_down_to_the_limit(cache, tmp_path):
                        say=said.append)
     # 5 MB to 3.5: the oldest (1 MB) is not enough, the work dir next
     assert names(gone) == ["smoke-old-1", "work-smoke-jump-label-2"]
-    assert left(cache) == ["3.cpio.gz", "smoke-new-4"]
+    assert left(cache) == ["3.cpio", "smoke-new-4"]
     assert "evicted 2 least recently used" in said[0]
     # nothing half-removed is left behind
     assert sorted(os.listdir(cache / "kernels")) == ["index", "smoke-new-4"]
@@ -96,7 +101,7 @@ def test_a_live_pin_results_and_keep_are_never_evicted(cache, tmp_path):
     (results / "meta.json").write_text(json.dumps({
         "builds": {"jump-label": {"dir": "$JLBENCH_CACHE/kernels/x"}},
         "images": {"jump-label": {
-            "path": str(cache / "initramfs" / "3.cpio.gz")}}}))
+            "path": str(cache / "initramfs" / "3.cpio")}}}))
     said = []
     with kcache.Pin(str(cache)) as pin:
         pin.add(str(cache / "kernels" / "smoke-old-1"))
@@ -106,7 +111,7 @@ def test_a_live_pin_results_and_keep_are_never_evicted(cache, tmp_path):
             say=said.append)
         assert os.path.exists(pin.path)
     assert names(gone) == ["smoke-new-4"]
-    assert left(cache) == ["3.cpio.gz", "smoke-old-1",
+    assert left(cache) == ["3.cpio", "smoke-old-1",
                            "work-smoke-jump-label-2"]
     assert "over its 1B limit" in said[-1] and kcache.LIMIT_VAR in said[-1]
     # the pin went with its command: the kernel it named can go now
@@ -130,7 +135,7 @@ def test_images_wait_while_one_is_made(cache, tmp_path):
     with open(cache / "initramfs" / ".lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         gone = kcache.trim(str(cache), 1, root=str(tmp_path))
-    assert "3.cpio.gz" not in names(gone) and left(cache) == ["3.cpio.gz"]
+    assert "3.cpio" not in names(gone) and left(cache) == ["3.cpio"]
 
 
 def test_slim_keeps_what_a_kernel_runs_and_takes_modules_with(tmp_path):

@@ -117,14 +117,14 @@ def say_stalled(msg):
 
 
 @pytest.fixture(scope="module")
-def nested(smoke_builds_tsv, smoke_image_gz, tmp_path_factory):
+def nested(smoke_builds_tsv, smoke_image, tmp_path_factory):
     """Run the steps in one nested machine; the dir of their outputs."""
 
     def attempt(n):
         out = tmp_path_factory.mktemp("nested-out")
         job = tmp_path_factory.mktemp("nested-job") / "job"
         path = out / "steps.sh"
-        path.write_text(script(steps(smoke_builds_tsv, smoke_image_gz,
+        path.write_text(script(steps(smoke_builds_tsv, smoke_image,
                                      str(out)), str(out)))
         p = run([NESTED, "--rw", str(out), "--job", str(job), "--timeout",
                  "1500", "--stall", str(STALL_S), "--", "bash", str(path)],
