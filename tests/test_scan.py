@@ -53,7 +53,6 @@ import history  # noqa: E402
 
 SCAN = str(ROOT / "bench" / "scan")
 WATCH = str(ROOT / "bench" / "watch")
-ROBOT_VAR = "JLBENCH_TEST_ROBOT"
 SHORT = ["--config", "smoke", "--seconds", "2", "--clients", "2"]
 # The range is the history's good end to its improvement (commits 0-13),
 # sampled every 6th commit and the end: 0, 6, 12, 13. The first interval
@@ -276,9 +275,6 @@ def ranges(url):
         return db.query("SELECT * FROM robot_range ORDER BY id")
 
 
-@pytest.mark.skipif(not os.environ.get(ROBOT_VAR), reason=(
-    "the robot's known answer adds about five minutes: %s=1 tests/run -k "
-    "test_scan runs it" % ROBOT_VAR))
 def test_robot_picks_up_pushes_confirms_fixes_and_mails(
         tmp_path, plugin_so, env):
     # a branch of the history's (a repository of the test's own that
