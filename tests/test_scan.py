@@ -15,18 +15,17 @@ the least recently used, are passed over by a trim for their pins, which
 evicts the next, a kernel made before the scan; that kernel, asked for
 again, is made bit for bit.
 
-Then the robot (jlbench watch), asked for with JLBENCH_TEST_ROBOT=1 (it
-adds about five minutes of steps, beyond tests/run's budget): on a
-branch of the same history, store and kernels, started once at the good
-end, it picks up two pushes by itself. The first (to commit 12) is
+Then the robot (jlbench watch, about three minutes: the six steps the
+scan did not measure): on a branch of the same history, store and
+kernels, started once at the good end, it picks up two pushes by
+itself. The first (to commit 12) is
 scanned from the scan's steps alone (a step measured once serves both);
 the second (the improvement, a neutral commit, the regression's revert)
 is killed with kill -9 mid-step and resumed by a second robot process,
 no run measured twice. The robot reports exactly the regression and the
 improvement, each measured again on new seeds and confirmed, marks the
 regression fixed at the revert, and writes their two mails and nothing
-else. Its logic with stand-in steps, in the default suite:
-tests/test_robot.py.
+else. Its logic with stand-in steps: tests/test_robot.py.
 """
 import fcntl
 import glob
