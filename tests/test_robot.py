@@ -22,6 +22,7 @@ import pytest
 
 from conftest import ROOT
 from bench.bisection import bisection
+from bench.bisection import ledger as steps
 from bench.robot import watch
 from bench.tries import plan
 from lib import kcache, store
@@ -292,6 +293,13 @@ def test_a_lease_is_held_while_its_robot_beats(tmp_path):
         ledger.finish_step(db, "k", "near", {"values": {"1": 2.0}})
         assert ledger.take_step(db, "k", "far:1", 30) == (
             "done", {"values": {"1": 2.0}})
+        # done, but its results dir gone: leased again, to one robot
+        gone = {"results": str(tmp_path / "gone"), "values": {"1": 2.0}}
+        ledger.finish_step(db, "k", "near", gone)
+        assert ledger.take_step(db, "k", "far:1", 30, steps.usable) == (
+            "mine", None)
+        (r,) = db.query("SELECT holder, state FROM robot_step")
+        assert (r["holder"], r["state"]) == ("far:1", "leased")
 
 
 def test_status_and_kick(tmp_path, capsys):

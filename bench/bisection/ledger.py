@@ -20,6 +20,12 @@ from lib import store
 from lib.store import robot as ledger
 
 
+def usable(entry):
+    """Whether a step measured before can serve: its results dir (when it
+    has one) is still there."""
+    return not entry.get("results") or os.path.isdir(entry["results"])
+
+
 def step_key(commit, opts, on):
     """The ledger's key of a commit measured with opts (what makes its
     figures: the kernel's config and variant, the plan, the workload)."""
@@ -90,9 +96,8 @@ class Ledger:
         self.start()
         while True:
             got, entry = self.db(ledger.take_step, key, self.holder,
-                                 self.lease)
-            if got == "done" and (not entry.get("results") or
-                                  os.path.isdir(entry["results"])):
+                                 self.lease, usable)
+            if got == "done":
                 return self.adopt(search, i, entry)
             if got != "busy":
                 break

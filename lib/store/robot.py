@@ -149,10 +149,13 @@ def set_range(db, rid, **cols):
         [cols[c] for c in names] + [rid]))
 
 
-def take_step(db, key, holder, lease=LEASE):
+def take_step(db, key, holder, lease=LEASE, usable=lambda entry: True):
     """Take the lease on the step key for holder: ("done", its entry)
     when a robot measured it, ("mine", None) when holder is to measure
-    it now, ("busy", the other robot) while that one holds it alive."""
+    it now, ("busy", the other robot) while that one holds it alive. A
+    done step whose entry is of no use (usable(entry) false: its results
+    dir is gone) is leased to holder as one never measured, so that no
+    other robot measures it again beside holder."""
     def write(s):
         rows = s.query("SELECT * FROM robot_step WHERE step_key = ?", [key])
         if not rows:
@@ -162,11 +165,13 @@ def take_step(db, key, holder, lease=LEASE):
             return "mine", None
         r = rows[0]
         if r["state"] == "done":
-            return "done", json.loads(r["entry"])
-        if r["holder"] != holder and alive(s, r["holder"], lease):
+            entry = json.loads(r["entry"])
+            if usable(entry):
+                return "done", entry
+        elif r["holder"] != holder and alive(s, r["holder"], lease):
             return "busy", r["holder"]
-        s.execute("UPDATE robot_step SET holder = ?, changed_utc = ? WHERE "
-                  "step_key = ?", [holder, utc(), key])
+        s.execute("UPDATE robot_step SET holder = ?, state = 'leased', "
+                  "changed_utc = ? WHERE step_key = ?", [holder, utc(), key])
         return "mine", None
     return db.write(write)
 
