@@ -29,16 +29,21 @@ os.environ.setdefault("JLBENCH_CALIBRATION", str(
 os.environ.setdefault("JLBENCH_FUNCTION_FLOORS", str(
     ROOT / "tests" / "fixtures" / "analysis" / "no-function-floors"))
 # What the tests' commands record (bench/run, analyze, bisect, scan) goes
-# into a store of the session's own, never the user's (lib/store).
-os.environ.setdefault("JLBENCH_DB", os.path.join(
-    tempfile.mkdtemp(prefix="jlbench-tests-store."), "jlbench.db"))
+# into a store of the session's own, never the user's (lib/store),
+# removed when the session ends (pytest_unconfigure; the workers of
+# pytest-xdist inherit it).
+SESSION_STORE = None
+if "JLBENCH_DB" not in os.environ:
+    SESSION_STORE = tempfile.mkdtemp(prefix="jlbench-tests-store.")
+    os.environ["JLBENCH_DB"] = os.path.join(SESSION_STORE, "jlbench.db")
 
 
 # The modules tests/run starts first (docs/testing.md, "How the suite
 # runs"), in this order; other integration modules follow, then the unit
 # tests (which tests/run's default runs in a pytest of their own, beside
-# all of these). First the modules that hold both CPUs (bench-boot, in
-# test_guest_image_boot, takes the lock alone too), longest first:
+# all of these). First the modules that hold both CPUs (bench-boot, the
+# first test of test_guest_image_boot, takes the lock alone too: as its
+# last, it waited 100 s for the nested machine, ee8140e), longest first:
 # while one worker holds them the other waits, so none may come after a
 # long one-guest module (tests/test_suite_order.py keeps every one of
 # them in this list). Then the nested machine (about three minutes of
@@ -75,6 +80,11 @@ def _own_wide_fixture(item):
     return any(fd.scope != "function" and fd.baseid == module
                for defs in item._fixtureinfo.name2fixturedefs.values()
                for fd in defs)
+
+
+def pytest_unconfigure(config):
+    if SESSION_STORE:
+        shutil.rmtree(SESSION_STORE, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -6,8 +6,11 @@ validates its options and its kernel build dirs before it runs make.
 Builds against real kernels and boots are in test_module_boot.py
 (integration).
 """
+import fcntl
 import os
 import re
+import subprocess
+import time
 
 from conftest import ROOT, run
 
@@ -155,3 +158,24 @@ def test_bad_build_dirs_fail(tmp_path):
     p = run([BUILD, "--build-dir", str(d2)], env=env, check=False)
     assert p.returncode == 1 and "building jlbench_static_key" in p.stderr
     assert not (d2 / "modules").exists()
+
+
+def test_a_check_waits_for_a_build_that_swaps_the_trees(tmp_path):
+    """While kernel-variants/build holds the kernels' lock (it swaps the
+    trees at the path source links name), module/build waits for it,
+    saying so, rather than read a tree that may be gone mid-swap."""
+    d, _ = fake_build_dir(tmp_path)
+    cache = tmp_path / "cache"
+    (cache / "kernels").mkdir(parents=True)
+    env = dict(os.environ, JLBENCH_CACHE=str(cache))
+    env.pop("JLBENCH_KERNELS_LOCKED", None)
+    with open(cache / "kernels" / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p = subprocess.Popen([BUILD, "--check", "--build-dir", str(d)],
+                             env=env, stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        assert p.poll() is None          # waiting
+    _, err = p.communicate(timeout=60)
+    assert "waiting for a kernel-variants/build" in err, err
+    assert p.returncode == 1 and "modules/jlbench_static_key.ko is " \
+        "missing" in err, err
