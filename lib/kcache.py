@@ -15,10 +15,10 @@ Usage:
 An entry is a kernel build dir (kernels/<config>-<variant>-<hash>/), a
 work dir the git trees and patched variants are made in incrementally
 (kernels/work-*/) or an initramfs image (initramfs/*.cpio; *.cpio.gz as
-older checkouts wrote them). Its last
-use is the time of its stamp: a build dir's .jlbench-used, touched each
-time kernel-variants/build makes or reuses it, a work dir's when it makes
-a kernel, an image's own time, touched when guest-image/build reuses it.
+older checkouts wrote them). Its last use is the time of its stamp: a
+build dir's .jlbench-used, touched each time kernel-variants/build makes
+or reuses it, a work dir's when it makes a kernel, an image's own time,
+touched when guest-image/build reuses it.
 The limit is $JLBENCH_CACHE_LIMIT (a size: 20G by default, 500M, 0 for
 none); the other parts of the cache have bounds of their own (ccache:
 $CCACHE_MAXSIZE; the source trees: kernel-variants/build keeps four and
@@ -144,12 +144,12 @@ class Entry:
         return size
 
 
-IMAGES = ("*.cpio", "*.cpio.gz")
+IMAGES = (".cpio", ".cpio.gz")
 
 
 def is_image(path):
-    """Whether path names an initramfs image (IMAGES)."""
-    return path.endswith((".cpio", ".cpio.gz"))
+    """Whether path names an initramfs image."""
+    return path.endswith(IMAGES)
 
 
 def entries(cache):
@@ -163,8 +163,8 @@ def entries(cache):
             out.append(Entry(d, "work dir"))
         elif name not in ("index", "pins"):
             out.append(Entry(d, "kernel"))
-    for pattern in IMAGES:
-        for f in glob.glob(os.path.join(cache, "initramfs", pattern)):
+    for suffix in IMAGES:
+        for f in glob.glob(os.path.join(cache, "initramfs", "*" + suffix)):
             out.append(Entry(f, "image"))
     return sorted(out, key=lambda e: (e.used, e.path))
 

@@ -15,10 +15,12 @@ the least recently used, are passed over by a trim for their pins, which
 evicts the next, a kernel made before the scan; that kernel, asked for
 again, is made bit for bit.
 
-Then the robot (jlbench watch, about three minutes: the six steps the
-scan did not measure): on a branch of the same history, store and
-kernels, started once at the good end, it picks up two pushes by
-itself. The first (to commit 12) is
+Then the robot (jlbench watch), asked for with JLBENCH_TEST_ROBOT=1 (about
+three and a half minutes more: the six steps the scan did not measure;
+in the default suite it took tests/run to 18-19.5 minutes on a host whose
+speed moved by a third within the hour): on a branch of the same
+history, store and kernels, started once at the good end, it picks up
+two pushes by itself. The first (to commit 12) is
 scanned from the scan's steps alone (a step measured once serves both);
 the second (the improvement, a neutral commit, the regression's revert)
 is killed with kill -9 mid-step and resumed by a second robot process,
@@ -52,6 +54,7 @@ import history  # noqa: E402
 
 SCAN = str(ROOT / "bench" / "scan")
 WATCH = str(ROOT / "bench" / "watch")
+ROBOT_VAR = "JLBENCH_TEST_ROBOT"
 SHORT = ["--config", "smoke", "--seconds", "2", "--clients", "2"]
 # The range is the history's good end to its improvement (commits 0-13),
 # sampled every 6th commit and the end: 0, 6, 12, 13. The first interval
@@ -274,6 +277,9 @@ def ranges(url):
         return db.query("SELECT * FROM robot_range ORDER BY id")
 
 
+@pytest.mark.skipif(not os.environ.get(ROBOT_VAR), reason=(
+    "the robot's known answer adds about three and a half minutes: %s=1 "
+    "tests/run -k test_scan runs it" % ROBOT_VAR))
 def test_robot_picks_up_pushes_confirms_fixes_and_mails(
         tmp_path, plugin_so, env):
     # a branch of the history's (a repository of the test's own that
