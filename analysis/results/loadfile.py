@@ -27,6 +27,7 @@ For each run this module gives:
 - `start_line` / `end_line`, and `payload_per_op` in the window.
 """
 import hashlib
+import itertools
 import os
 
 DEFAULT = "/usr/share/dbench/client.txt"
@@ -35,6 +36,8 @@ DEFAULT = "/usr/share/dbench/client.txt"
 def _strtol(text):
     """C's strtol(text, NULL, 0): the leading number, 0 when none."""
     t = text.strip()
+    if t.isascii() and t.isdigit() and (t[0] != "0" or len(t) == 1):
+        return int(t)           # decimal, the loadfile's usual case
     sign = -1 if t.startswith("-") else 1
     t = t.lstrip("+-")
     if t[:2].lower() == "0x":
@@ -73,9 +76,12 @@ class Loadfile:
     def __init__(self, lines, path="", sha256=""):
         self.path = path
         self.sha256 = sha256
+        # only a WriteX or ReadX line has a payload: the others (two
+        # thirds of client.txt) are not parsed
         self.cum = [0]
-        for line in lines:
-            self.cum.append(self.cum[-1] + line_payload(line))
+        self.cum.extend(itertools.accumulate(
+            line_payload(line) if "WriteX" in line or "ReadX" in line else 0
+            for line in lines))
         self.lines = len(self.cum) - 1
         if not self.lines:
             raise ValueError("loadfile %s is empty" % path)
