@@ -302,6 +302,49 @@ def test_a_lease_is_held_while_its_robot_beats(tmp_path):
         assert (r["holder"], r["state"]) == ("far:1", "leased")
 
 
+def test_a_step_is_kept_under_its_kernel_too(tmp_path):
+    """A step measured is also kept under the digest of what it booted:
+    a commit whose build is bit for bit a measured one, with the same
+    plan, finds it; another plan, a step that was itself reused, or one
+    whose results dir is gone do not serve."""
+    builds = {}
+    for name, module in (("a", b"m1"), ("b", b"m1"), ("c", b"m2")):
+        d = tmp_path / name
+        (d / "modules").mkdir(parents=True)
+        (d / "bzImage").write_bytes(b"kernel")
+        (d / "modules" / "x.ko").write_bytes(module)
+        builds[name] = bisection.kernel_digest(str(d))
+    assert builds["a"] == builds["b"] != builds["c"]
+    results = tmp_path / "step-c1" / "results" / "r"
+    results.mkdir(parents=True)
+    opts = {"config": "smoke", "seeds": 6, "seed": 1, "metric": "m"}
+    search = SimpleNamespace(
+        cands=[("c0", None, "c0 base"), ("c1", None, "c1 docs")],
+        source=SimpleNamespace(commits=["0" * 40, "1" * 40], on="jl"),
+        opts=opts, out=str(tmp_path))
+    lg = steps.Ledger(str(tmp_path / "s.db"), "me")
+    try:
+        lg.step(search, 1, lambda i: {
+            "event": "step", "i": i, "revision": "c1 docs", "values": {},
+            "kernel": builds["a"],
+            "results": os.path.relpath(results, tmp_path)})
+        got = lg.same_kernel(search, builds["b"])
+        assert (got["results"], got["revision"]) == (str(results),
+                                                     "c1 docs"), got
+        assert lg.same_kernel(search, builds["c"]) is None
+        other = SimpleNamespace(opts=dict(opts, seed=1001))
+        assert lg.same_kernel(other, builds["b"]) is None
+        # a step that took another's figures is no second original
+        lg.step(search, 0, lambda i: {
+            "event": "step", "i": i, "kernel": builds["c"], "values": {},
+            "results": "elsewhere", "reused": "bit for bit those of x"})
+        assert lg.same_kernel(search, builds["c"]) is None
+        results.rmdir()
+        assert lg.same_kernel(search, builds["b"]) is None
+    finally:
+        lg.stop()
+
+
 def test_status_and_kick(tmp_path, capsys):
     url = str(tmp_path / "s.db")
     with store.connect(url) as db:

@@ -8,26 +8,29 @@ holding the small change is judged unchanged although its runs resolve it
 (an interval off 0, within the calibrated floor). Ctrl-C in the middle of
 a step's runs, then the same command: no step measured twice, the
 interrupted step's runs finished in its own results dir; --replay agrees
-with the log. The cache's bound on real kernels, in a cache of the
-test's own (kept between runs, so that its kernels are cached as a
-user's are): while the scan runs, its steps' kernels and images, made
-the least recently used, are passed over by a trim for their pins, which
-evicts the next, a kernel made before the scan; that kernel, asked for
-again, is made bit for bit.
+with the log. Six steps, four measured: the regression's commit and
+commit 9, built, boot the kernel and modules of commit 12, measured
+before them, bit for bit, and take its figures. The cache's bound on
+real kernels, in a cache of the test's own (kept between runs, so that
+its kernels are cached as a user's are): while the scan runs, its
+steps' kernels and images, made the least recently used, are passed
+over by a trim for their pins, which evicts the next, a kernel made
+before the scan; that kernel, asked for again, is made bit for bit.
 
-Then the robot (jlbench watch), asked for with JLBENCH_TEST_ROBOT=1 (about
-three and a half minutes more: the six steps the scan did not measure;
-in the default suite it took tests/run to 18-19.5 minutes on a host whose
-speed moved by a third within the hour): on a branch of the same
-history, store and kernels, started once at the good end, it picks up
-two pushes by itself. The first (to commit 12) is
+Then the robot (jlbench watch) on a branch of the same history, store
+and kernels, started once at the good end, picks up two pushes by
+itself, with four steps of its own (the revert, and the two findings'
+commits and parents measured again, of which the improvement's parent
+boots the regression's kernel bit for bit). The first push (to commit 12) is
 scanned from the scan's steps alone (a step measured once serves both);
-the second (the improvement, a neutral commit, the regression's revert)
-is killed with kill -9 mid-step and resumed by a second robot process,
-no run measured twice. The robot reports exactly the regression and the
-improvement, each measured again on new seeds and confirmed, marks the
-regression fixed at the revert, and writes their two mails and nothing
-else. Its logic with stand-in steps: tests/test_robot.py.
+the second (the improvement, a documentation commit that boots the
+improvement's kernel bit for bit and is built but not run, the
+regression's revert) is killed with kill -9 mid-step and resumed by a
+second robot process, no run measured twice. The robot reports exactly
+the regression and the improvement, each measured again on new seeds
+and confirmed, marks the regression fixed at the revert, and writes
+their two mails and nothing else. Its logic with stand-in steps:
+tests/test_robot.py.
 """
 import fcntl
 import glob
@@ -54,7 +57,6 @@ import history  # noqa: E402
 
 SCAN = str(ROOT / "bench" / "scan")
 WATCH = str(ROOT / "bench" / "watch")
-ROBOT_VAR = "JLBENCH_TEST_ROBOT"
 SHORT = ["--config", "smoke", "--seconds", "2", "--clients", "2"]
 # The range is the history's good end to its improvement (commits 0-13),
 # sampled every 6th commit and the end: 0, 6, 12, 13. The first interval
@@ -72,8 +74,8 @@ def repository():
         ROOT / "kernel-variants" / "patches"))
 
 
-def steps(out):
-    with open(os.path.join(out, "scan.log")) as f:
+def steps(out, log="scan.log"):
+    with open(os.path.join(out, log)) as f:
         return [e for e in map(json.loads, filter(str.strip, f))
                 if e["event"] == "step"]
 
@@ -190,10 +192,24 @@ def test_scan_names_the_two_changes_resumes_and_replays(
     done = steps(str(out))
     assert [e["i"] for e in done[:len(before)]] == [e["i"] for e in before]
     assert len({e["i"] for e in done}) == len(done)      # none twice
+    # the regression's commit and commit 9, bisected after the sampled
+    # commit 12 was measured, boot its kernel and modules bit for bit
+    # (the commits between are documentation): built, not run, their
+    # figures 12's
+    twelve = [e for e in done if e["i"] == 2 * EVERY][0]
+    same = {e["i"]: e for e in done if e.get("reused")}
+    assert sorted(same) == [history.REGRESSION, history.REGRESSION + 2], \
+        same
+    for e in same.values():
+        assert (e["kernel"], e["results"]) == (twelve["kernel"],
+                                               twelve["results"]), e
+        assert not os.path.exists(out / ("step-" + e["variant"]) /
+                                  "results")
     for e in done:
-        # one results dir per step: the interrupted one finished its own
-        dirs = os.listdir(out / ("step-" + e["variant"]) / "results")
-        assert len(dirs) == 1, (e["variant"], dirs)
+        if e["i"] not in same:
+            # one results dir per step: the interrupted one its own
+            dirs = os.listdir(out / ("step-" + e["variant"]) / "results")
+            assert len(dirs) == 1, (e["variant"], dirs)
     with open(out / "scan.log") as f:
         entries = [json.loads(ln) for ln in f if ln.strip()]
     end = entries[-1]
@@ -277,9 +293,6 @@ def ranges(url):
         return db.query("SELECT * FROM robot_range ORDER BY id")
 
 
-@pytest.mark.skipif(not os.environ.get(ROBOT_VAR), reason=(
-    "the robot's known answer adds about three and a half minutes: %s=1 "
-    "tests/run -k test_scan runs it" % ROBOT_VAR))
 def test_robot_picks_up_pushes_confirms_fixes_and_mails(
         tmp_path, plugin_so, env):
     # a branch of the history's (a repository of the test's own that
@@ -345,8 +358,26 @@ def test_robot_picks_up_pushes_confirms_fixes_and_mails(
         assert len({e["i"] for e in steps(d)}) == len(steps(d))
     dirs = glob.glob(str(out / "robot" / "*" / "step-*")) + glob.glob(
         str(out / "robot" / "*" / "recheck-*" / "step-*"))
+    # a commit whose kernel and modules are bit for bit those of a step
+    # measured with the same plan is built, not run: the documentation
+    # commit after the improvement (the improvement's kernel), and the
+    # improvement's parent measured again (the regression's kernel, as
+    # measured again for the regression's own recheck)
+    same = "its kernel and modules are bit for bit those of %s"
+    neutral = shas[history.IMPROVEMENT + 1][:12]
+    parent = shas[history.IMPROVEMENT - 1][:12]
+    (e,) = [e for e in steps(two) if e["revision"].startswith(neutral)]
+    assert e["reused"].startswith(same % shas[history.IMPROVEMENT][:12]), e
+    recheck = os.path.join(two, "recheck-" + shas[history.IMPROVEMENT][:12])
+    (e,) = [e for e in steps(recheck, "recheck.log")
+            if e["revision"].startswith(parent)]
+    assert e["reused"].startswith(same % shas[history.REGRESSION][:12]), e
+    assert sorted(d for d in dirs if not os.path.isdir(os.path.join(
+        d, "results"))) == sorted([os.path.join(two, "step-c" + neutral),
+                                   os.path.join(recheck, "step-c" + parent)])
     for d in dirs:
-        assert len(os.listdir(os.path.join(d, "results"))) == 1, d
+        if os.path.isdir(os.path.join(d, "results")):
+            assert len(os.listdir(os.path.join(d, "results"))) == 1, d
     assert len([d for d in dirs if "recheck-" in d]) == 4, dirs
     # the end of the first range, measured there, is not measured again
     assert not os.path.isdir(os.path.join(two, "step-c" + shas[FIRST][:12]))

@@ -10,6 +10,7 @@ report's words; the command's usage errors. The scan over a real git
 range is for the integration tier."""
 import os
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -314,7 +315,9 @@ def keyed(tmp_path, monkeypatch):
     build cache holding what builds says ({variant: site_keys()} or no
     entry: not at hand); the site_keys calls made."""
     calls, builds = [], {}
-    monkeypatch.setattr(scan, "Results", lambda path: path)
+    # results dir rK: the runs of step cK's build
+    monkeypatch.setattr(scan, "Results", lambda path: SimpleNamespace(
+        meta={"builds": {"c%02d" % int(os.path.basename(path)[1:]): {}}}))
     monkeypatch.setattr(scan, "figures",
                         lambda d, m: {s: 100.0 for s in SEEDS})
     monkeypatch.setattr(bisection, "top_functions", lambda a, b: TOP)
@@ -326,7 +329,7 @@ def keyed(tmp_path, monkeypatch):
         return builds[build.split("/")[-1]]
     monkeypatch.setattr(pathkeys, "site_keys", site_keys)
     done = {}
-    for i, level in ((6, 30000.0), (7, 31500.0)):
+    for i, level in ((6, 30000.0), (7, 31500.0), (9, 31500.0)):
         (tmp_path / ("r%d" % i)).mkdir()
         done[i] = {"variant": "c%02d" % i, "results": "r%d" % i,
                    "values": {str(s): level for s in SEEDS}}
@@ -335,6 +338,7 @@ def keyed(tmp_path, monkeypatch):
     def find():
         return scan.finding(cands, 7, done, str(tmp_path),
                             bisection.DEFAULT_METRIC)
+    find.done = done
     return find, builds, calls
 
 
@@ -359,6 +363,15 @@ def test_the_static_keys_of_the_changed_functions(keyed):
     assert lines[0].startswith("a +5.000% [") and "against its parent " \
         "c06 subject 6 (6 seeds)" in lines[0]
     assert lines[-1] == "results: r7 (its parent's: r6)"
+
+
+def test_a_step_that_took_anothers_figures_reads_that_ones_build(keyed):
+    # commit 7's kernel was commit 9's bit for bit: its figures are 9's
+    find, builds, calls = keyed
+    builds["c09"] = {"tcp_sendmsg": ["tcp_tx_delay_enabled"]}
+    find.done[7]["results"] = "r9"
+    assert find()["static_keys"] == {"tcp_sendmsg": ["tcp_tx_delay_enabled"]}
+    assert calls == ["/cache/c09"]
 
 
 def test_no_static_key_site_and_no_build_at_hand(keyed):

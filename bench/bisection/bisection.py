@@ -23,6 +23,7 @@ DIR decides again from the logged figures alone and checks that the
 answer is the logged one.
 """
 import glob
+import hashlib
 import json
 import math
 import os
@@ -342,6 +343,13 @@ class Bisection:
             build_dir = f.read().split("\t")[1].strip()
         with open(os.path.join(build_dir, "build.json")) as f:
             entry["build_hash"] = json.load(f)["hash"]
+        entry["kernel"] = kernel_digest(build_dir)
+        same = self.same_kernel(entry["kernel"])
+        if same is not None:
+            return self.adopt(i, dict(same, build_hash=entry["build_hash"]),
+                              "its kernel and modules are bit for bit "
+                              "those of %s, measured before (%s)" % (
+                                  same["revision"], same["results"]))
         image = os.path.join(step_dir, "image.path")
         rc, _ = self.run([os.path.join(ROOT, "guest-image", "build"),
                           "--builds", tsv, "--out", image])
@@ -385,6 +393,36 @@ class Bisection:
                 os.path.join(self.out, self.done[0]["results"]), resdir)
             say_top(self.say, name, entry["top_functions"])
         return entry
+
+    def same_kernel(self, kernel):
+        """The entry of a step measured before whose kernel and modules
+        are bit for bit those of digest kernel (kernel_digest()), or None:
+        a commit that changes no built file (documentation, another arch,
+        tools/) boots what its parent booted, and its figures are that
+        step's."""
+        for e in self.done.values():
+            if e.get("kernel") == kernel and e.get("results"):
+                return e
+        return None
+
+    def adopt(self, i, e, how):
+        """Step i from entry e of a step measured before (its results dir
+        absolute, or relative to this dir), its figures read from that
+        dir; how: where from, said."""
+        name, _, rev = self.cands[i]
+        e = {k: v for k, v in e.items() if k in (
+            "results", "values", "build_hash", "kernel", "decision", "why")}
+        e.update(event="step", i=i, variant=name, revision=rev, reused=how)
+        if e.get("results"):
+            where = os.path.join(self.out, e["results"])
+            e["results"] = os.path.relpath(where, self.out)
+            e["values"] = figures(where, self.opts["metric"])
+            good = self.done.get(0, {}).get("results")
+            if i and good:
+                e["top_functions"] = top_functions(
+                    os.path.join(self.out, good), where)
+        self.say("%s: %s: its figures reused" % (name, how))
+        return e
 
     def test(self, i):
         """Candidate i's {seed: value} (from the log when it is there),
@@ -454,6 +492,19 @@ def interrupted(root):
     dirs = sorted(d for d in os.listdir(root)
                   if os.path.isfile(os.path.join(root, d, "meta.json")))
     return os.path.join(root, dirs[-1]) if dirs else None
+
+
+def kernel_digest(build_dir):
+    """sha256 of what a build's guest boots: its kernel image and its
+    modules, in name order."""
+    h = hashlib.sha256()
+    for path in [os.path.join(build_dir, "bzImage")] + sorted(glob.glob(
+            os.path.join(build_dir, "modules", "*.ko"))):
+        h.update(os.path.basename(path).encode() + b"\0")
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
 
 
 def top_functions(good_dir, step_dir, n=TOP_FUNCTIONS):

@@ -15,7 +15,6 @@ import os
 import threading
 import time
 
-from bench.bisection import bisection
 from lib import store
 from lib.store import robot as ledger
 
@@ -26,13 +25,24 @@ def usable(entry):
     return not entry.get("results") or os.path.isdir(entry["results"])
 
 
+def plan_key(opts):
+    """What of a step's opts makes its figures beside the kernel: the
+    config, the plan, the workload."""
+    keep = ("config", "seeds", "seed", "seconds", "clients", "workload",
+            "loops")
+    return ",".join("%s=%s" % (k, opts[k]) for k in keep if k in opts)
+
+
 def step_key(commit, opts, on):
     """The ledger's key of a commit measured with opts (what makes its
     figures: the kernel's config and variant, the plan, the workload)."""
-    keep = ("config", "seeds", "seed", "seconds", "clients", "workload",
-            "loops")
-    return "%s:%s,on=%s" % (commit, ",".join(
-        "%s=%s" % (k, opts[k]) for k in keep if k in opts), on)
+    return "%s:%s,on=%s" % (commit, plan_key(opts), on)
+
+
+def kernel_key(kernel, opts):
+    """The ledger's second key of a step: the digest of what it booted
+    (bisection.kernel_digest) and its plan."""
+    return "kernel-%s:%s" % (kernel, plan_key(opts))
 
 
 class Ledger:
@@ -110,28 +120,24 @@ class Ledger:
             kept["results"] = os.path.normpath(os.path.join(
                 search.out, kept["results"]))
         self.db(ledger.finish_step, key, self.holder, kept)
+        if kept.get("results") and kept.get("kernel") and \
+                not kept.get("reused"):
+            self.db(ledger.record_step, kernel_key(
+                kept["kernel"], search.opts), self.holder, kept)
         return e
 
     def adopt(self, search, i, e):
         """Step i of search from the entry logged for the same commit
         and settings (its results dir absolute)."""
-        name, _, rev = search.cands[i]
-        e = {k: v for k, v in e.items() if k in (
-            "event", "results", "values", "build_hash", "decision", "why")}
-        e.update(i=i, variant=name, revision=rev)
-        if e.get("results"):
-            where = e["results"]
-            e["results"] = os.path.relpath(where, search.out)
-            e["values"] = bisection.figures(where, search.opts["metric"])
-            good = search.done.get(0, {}).get("results")
-            if i and good:
-                e["top_functions"] = bisection.top_functions(
-                    os.path.join(search.out, good), where)
-        else:
-            where = "no results dir"
-        search.say("%s: measured before (%s): its figures reused" % (
-            name, where))
-        return e
+        return search.adopt(i, e, "measured before (%s)" % (
+            e.get("results") or "no results dir"))
+
+    def same_kernel(self, search, kernel):
+        """The entry of a step of any search sharing the store that booted
+        the same kernel and modules (kernel, their digest) with search's
+        plan, or None."""
+        return self.db(ledger.done_step, kernel_key(kernel, search.opts),
+                       usable)
 
 
 class Steps:
@@ -143,3 +149,9 @@ class Steps:
         if self.ledger is None:
             return super().measure(i)
         return self.ledger.step(self, i, super().measure)
+
+    def same_kernel(self, kernel):
+        got = super().same_kernel(kernel)
+        if got is None and self.ledger is not None:
+            got = self.ledger.same_kernel(self, kernel)
+        return got

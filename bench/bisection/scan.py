@@ -165,9 +165,13 @@ def path_keys(resdir, variant, top):
     top_functions) that have static-key sites ({} when none has), read
     from the vmlinux of variant's build (the kernel of the results dir
     resdir) once; {"static_keys_note": why not} when that build is not
-    in this machine's cache."""
-    keys = pathkeys.keys_at(Results(resdir), [row[0] for row in top],
-                            variant)
+    in this machine's cache. A step that took the figures of another
+    whose kernel was its own bit for bit reads that one's build."""
+    res = Results(resdir)
+    builds = res.meta.get("builds") or {}
+    if variant not in builds and len(builds) == 1:
+        (variant,) = builds
+    keys = pathkeys.keys_at(res, [row[0] for row in top], variant)
     if keys is None:
         return {"static_keys_note": "the build of %s is not in this "
                 "machine's kernel cache" % variant}

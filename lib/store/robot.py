@@ -184,6 +184,31 @@ def finish_step(db, key, holder, entry):
         [holder, json.dumps(entry, sort_keys=True), utc(), key]))
 
 
+def done_step(db, key, usable=lambda entry: True):
+    """The entry of step key when a robot measured it and usable(entry),
+    else None (a read: no lease is taken)."""
+    rows = db.query("SELECT entry FROM robot_step WHERE step_key = ? AND "
+                    "state = 'done'", [key])
+    entry = json.loads(rows[0]["entry"]) if rows else None
+    return entry if entry is not None and usable(entry) else None
+
+
+def record_step(db, key, holder, entry):
+    """Record entry, a step measured by holder, under a second key."""
+    def write(s):
+        row = {"holder": holder, "state": "done", "changed_utc": utc(),
+               "entry": json.dumps(entry, sort_keys=True)}
+        if s.query("SELECT step_key FROM robot_step WHERE step_key = ?",
+                   [key]):
+            s.execute("UPDATE robot_step SET holder = ?, state = ?, "
+                      "changed_utc = ?, entry = ? WHERE step_key = ?",
+                      [row["holder"], row["state"], row["changed_utc"],
+                       row["entry"], key])
+        else:
+            s.insert("robot_step", dict(row, step_key=key))
+    db.write(write)
+
+
 def status(db, done=10):
     """What the robots sharing db do: {"robots": [beat rows, each with
     "age": seconds since its heartbeat], "queue": [queued and running

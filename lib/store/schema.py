@@ -334,7 +334,9 @@ TABLES = [
     _table("robot_step", "a commit measured (or being measured) by a "
            "robot: its lease, then its step", [
                ("step_key", "text", "the commit and the settings that make "
-                "its figures (`SHA:config=...,seed=...,on=...`)"),
+                "its figures (`SHA:config=...,seed=...,on=...`), or a done "
+                "step's second key: the digest of the kernel and modules it "
+                "booted and its plan (`kernel-SHA256:config=...`)"),
                ("holder", "text", "the robot measuring it, or that did"),
                ("state", "text", "`leased` or `done`"),
                ("entry", "text", "the step's log entry, JSON, its results "
