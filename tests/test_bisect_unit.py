@@ -640,12 +640,14 @@ def test_a_bisection_of_another_workload_logs_it_and_takes_its_floor(
 
 class Scripted(bisection.Bisection):
     """A bisection whose commands are stand-ins: the build writes a
-    builds.tsv, the image its path, and bench/run points results.path at
+    builds.tsv and a bzImage (its bytes kernel(step dir), by default the
+    step's own), the image its path, and bench/run points results.path at
     a results dir of synth's (its own --results-root's, or --resume's),
     recording every bench/run command."""
 
-    def __init__(self, *a, **kw):
+    def __init__(self, *a, kernel=lambda step: step, **kw):
         self.bench_runs, self.bench_rc = [], 0
+        self.kernel = kernel
         super().__init__(*a, **kw)
 
     def run(self, cmd):
@@ -656,6 +658,8 @@ class Scripted(bisection.Bisection):
             os.makedirs(d, exist_ok=True)
             with open(os.path.join(d, "build.json"), "w") as f:
                 json.dump({"hash": "h"}, f)
+            with open(os.path.join(d, "bzImage"), "w") as f:
+                f.write(self.kernel(os.path.basename(os.path.dirname(d))))
             with open(args["--out"], "w") as f:
                 f.write("v\t%s\n" % d)
         elif tool == "build":
@@ -671,6 +675,29 @@ class Scripted(bisection.Bisection):
             with open(args["--out"], "w") as f:
                 f.write(res + "\n")
         return 0, ""
+
+
+def test_a_step_that_boots_a_measured_kernel_is_not_run(
+        tmp_path, monkeypatch):
+    """A candidate whose kernel and modules are bit for bit those of a
+    step measured before (a patch that changes no built file) is built
+    but not run: its entry takes that step's results dir and figures,
+    and says so; another kernel is run."""
+    monkeypatch.setenv("JLBENCH_CACHE", str(tmp_path / "cache"))  # pins
+    src = bisection.Series(str(quilt(tmp_path, 2)), "jump-label")
+    out = tmp_path / "bisect"
+    b = Scripted(str(out), src, dict(OPTS), kernel=lambda step: "same")
+    first = b.measure(0)
+    b.done[0] = first
+    e = b.measure(1)
+    assert len(b.bench_runs) == 1
+    assert (e["results"], e["values"], e["kernel"]) == (
+        first["results"], first["values"], first["kernel"])
+    assert e["reused"].startswith("its kernel and modules are bit for bit "
+                                  "those of %s" % first["revision"]), e
+    b = Scripted(str(tmp_path / "other"), src, dict(OPTS))
+    b.done[0] = b.measure(0)
+    assert "reused" not in b.measure(1) and len(b.bench_runs) == 2
 
 
 def test_an_interrupted_step_finishes_its_runs_instead_of_redoing_them(
