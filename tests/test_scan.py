@@ -241,6 +241,9 @@ def test_scan_names_the_two_changes_resumes_and_replays(
         p.stdout.count("none of the changed functions has a static-key") \
         == 2 and "not read" not in p.stdout, p.stdout
     assert "along the range (tbench): scan.svg, scan.png" in p.stdout
+    # the regression's figures: commit 12's runs, and the report says so
+    assert "its figures: its kernel and modules are bit for bit those of " \
+        "%s" % twelve["revision"] in p.stdout, p.stdout
     # the scan recorded its findings in the results store, each new
     mine = [f for f in store.findings(state="all", url=env["JLBENCH_DB"])
             if f["search"] == os.path.realpath(str(out))]

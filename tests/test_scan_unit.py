@@ -370,8 +370,13 @@ def test_a_step_that_took_anothers_figures_reads_that_ones_build(keyed):
     find, builds, calls = keyed
     builds["c09"] = {"tcp_sendmsg": ["tcp_tx_delay_enabled"]}
     find.done[7]["results"] = "r9"
-    assert find()["static_keys"] == {"tcp_sendmsg": ["tcp_tx_delay_enabled"]}
+    find.done[7]["reused"] = "%s those of c09" % bisection.SAME_KERNEL
+    f = find()
+    assert f["static_keys"] == {"tcp_sendmsg": ["tcp_tx_delay_enabled"]}
     assert calls == ["/cache/c09"]
+    # the report says whose runs the figures are
+    assert scanmain.finding_text(f, "tbench", "m", "")[-1] == \
+        "its figures: its kernel and modules are bit for bit those of c09"
 
 
 def test_no_static_key_site_and_no_build_at_hand(keyed):

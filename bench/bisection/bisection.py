@@ -44,6 +44,8 @@ LOG = "bisect.log"
 DEFAULT_METRIC = "kernel_insns_per_op"
 DEFAULT_SEEDS = 6
 TOP_FUNCTIONS = 5
+# how a step that took the figures of one whose kernel was its own says so
+SAME_KERNEL = "its kernel and modules are bit for bit"
 
 
 class Stop(Exception):
@@ -347,9 +349,9 @@ class Bisection:
         same = self.same_kernel(entry["kernel"])
         if same is not None:
             return self.adopt(i, dict(same, build_hash=entry["build_hash"]),
-                              "its kernel and modules are bit for bit "
-                              "those of %s, measured before (%s)" % (
-                                  same["revision"], same["results"]))
+                              "%s those of %s, measured before (%s)" % (
+                                  SAME_KERNEL, same["revision"],
+                                  same["results"]))
         image = os.path.join(step_dir, "image.path")
         rc, _ = self.run([os.path.join(ROOT, "guest-image", "build"),
                           "--builds", tsv, "--out", image])

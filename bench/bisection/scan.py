@@ -145,6 +145,10 @@ def finding(cands, i, done, out, metric):
         f["note"] = "its parent was not measured (untestable)"
         return f
     f["parent_results"] = parent.get("results")
+    for x, who in ((e, "its"), (parent, "its parent's")):
+        if (x.get("reused") or "").startswith(bisection.SAME_KERNEL):
+            f.setdefault("reused", []).append("%s figures: %s" % (
+                who, x["reused"]))
     _, f["vs_parent"] = decide(seed_values(e), seed_values(parent), 0, 0.0)
     dirs = [os.path.join(out, x.get("results") or "") for x in (parent, e)]
     if all(x.get("results") for x in (parent, e)) and \

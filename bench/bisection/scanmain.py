@@ -172,7 +172,7 @@ def finding_text(f, workload, metric, sub):
     out.append("results: %s (its parent's: %s)" % tuple(
         os.path.join(sub, x) if x else x
         for x in (f["results"], f["parent_results"])))
-    return out
+    return out + f.get("reused", [])
 
 
 def text(parts):
