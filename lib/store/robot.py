@@ -195,18 +195,13 @@ def done_step(db, key, usable=lambda entry: True):
 
 def record_step(db, key, holder, entry):
     """Record entry, a step measured by holder, under a second key."""
-    def write(s):
-        row = {"holder": holder, "state": "done", "changed_utc": utc(),
-               "entry": json.dumps(entry, sort_keys=True)}
-        if s.query("SELECT step_key FROM robot_step WHERE step_key = ?",
-                   [key]):
-            s.execute("UPDATE robot_step SET holder = ?, state = ?, "
-                      "changed_utc = ?, entry = ? WHERE step_key = ?",
-                      [row["holder"], row["state"], row["changed_utc"],
-                       row["entry"], key])
-        else:
-            s.insert("robot_step", dict(row, step_key=key))
-    db.write(write)
+    def add(s):
+        if not s.query("SELECT 1 FROM robot_step WHERE step_key = ?", [key]):
+            s.insert("robot_step", {"step_key": key, "holder": holder,
+                                    "state": "leased", "entry": "",
+                                    "changed_utc": utc()})
+    db.write(add)
+    finish_step(db, key, holder, entry)
 
 
 def status(db, done=10):
