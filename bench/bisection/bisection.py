@@ -36,6 +36,7 @@ from analysis.stats import calibrate, floorfiles, stats
 from analysis.comparison import profile as fprofile
 from analysis.sections import fmt
 from analysis.results.load import Results, per_run
+from bench.tries import inputs
 from lib import cli, kcache, variants, workloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -497,16 +498,13 @@ def interrupted(root):
 
 
 def kernel_digest(build_dir):
-    """sha256 of what a build's guest boots: its kernel image and its
-    modules, in name order."""
-    h = hashlib.sha256()
-    for path in [os.path.join(build_dir, "bzImage")] + sorted(glob.glob(
-            os.path.join(build_dir, "modules", "*.ko"))):
-        h.update(os.path.basename(path).encode() + b"\0")
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-    return h.hexdigest()
+    """sha256 of what a build's guest boots: the names and file hashes of
+    its kernel image and its modules, in name order."""
+    files = [os.path.join(build_dir, "bzImage")] + sorted(glob.glob(
+        os.path.join(build_dir, "modules", "*.ko")))
+    return hashlib.sha256("".join("%s %s\n" % (
+        os.path.basename(p), inputs.file_hash(p)) for p in files).encode()
+    ).hexdigest()
 
 
 def top_functions(good_dir, step_dir, n=TOP_FUNCTIONS):

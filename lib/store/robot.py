@@ -189,8 +189,10 @@ def done_step(db, key, usable=lambda entry: True):
     else None (a read: no lease is taken)."""
     rows = db.query("SELECT entry FROM robot_step WHERE step_key = ? AND "
                     "state = 'done'", [key])
-    entry = json.loads(rows[0]["entry"]) if rows else None
-    return entry if entry is not None and usable(entry) else None
+    if not rows:
+        return None
+    entry = json.loads(rows[0]["entry"])
+    return entry if usable(entry) else None
 
 
 def record_step(db, key, holder, entry):
